@@ -1,0 +1,131 @@
+package domain
+
+import (
+	"context"
+	"time"
+)
+
+// Request identifies a command for at-most-once application: a command retried with the same
+// RequestID and Op is applied once and answered with the first result. A RequestID reused for a
+// different input (Fingerprint) of the same Op is refused with CONFLICT.
+type Request struct {
+	Op          string
+	RequestID   string
+	Fingerprint string
+}
+
+// MemoryUpdate is the domain's part of a read-modify-write of one memory: it receives the current
+// record (a private copy it may change) and returns the events the change emits. Returning an
+// error aborts the write. It may run more than once when the store retries a conflict, so it must
+// not have side effects beyond m and its result.
+type MemoryUpdate func(m *Memory) ([]*Event, error)
+
+// AssociationUpdate decides the new state of the association of type t between src and dst
+// (cur is nil when none exists) and the events that emits. Returning nil removes it.
+type AssociationUpdate func(cur *Association, src, dst *Memory) (*Association, []*Event, error)
+
+// KernelUpdate changes a kernel and returns the events that emits.
+type KernelUpdate func(k *Kernel) ([]*Event, error)
+
+// Store is the knowledge graph. Every write commits the changed records and their events in one
+// atomic request; events get their Seq there. The store itself refuses references across scopes
+// (CROSS_SCOPE_REFERENCE) and enforces at-most-once application per Request.
+// Implementations are safe for concurrent use.
+type Store interface {
+	// CreateScope persists s with its two kernels and events. Errors: CONFLICT.
+	CreateScope(ctx context.Context, req Request, s *Scope, events []*Event) (*Scope, error)
+	// Scope loads a scope with its kernels. Errors: NOT_FOUND.
+	Scope(ctx context.Context, id string) (*Scope, error)
+	// Scopes lists every scope, oldest first.
+	Scopes(ctx context.Context) ([]*Scope, error)
+	// UpdateKernel changes a kernel. Errors: NOT_FOUND.
+	UpdateKernel(ctx context.Context, req Request, kernelID string, fn KernelUpdate) (*Kernel, error)
+
+	// InsertMemories persists new memories (each in an existing scope) and events, all or none.
+	// Errors: NOT_FOUND (a scope), CONFLICT (an id already taken).
+	InsertMemories(ctx context.Context, req Request, ms []*Memory, events []*Event) ([]*Memory, error)
+	// Memory loads one memory. Errors: NOT_FOUND.
+	Memory(ctx context.Context, id string) (*Memory, error)
+	// Memories loads the memories that exist among ids, in the order of ids.
+	Memories(ctx context.Context, ids []string) ([]*Memory, error)
+	// ListMemories pages through a scope's memories, newest occurredAt first.
+	ListMemories(ctx context.Context, scopeID string, f MemoryFilter, p Page) (*MemoryPage, error)
+	// UpdateMemory runs a read-modify-write of one memory. Errors: NOT_FOUND, and fn's.
+	UpdateMemory(ctx context.Context, req Request, id string, fn MemoryUpdate) (*Memory, error)
+	// DeleteMemory removes a memory and its associations destructively, keeping its events.
+	// fn sees the record first and returns the deletion events. Errors: NOT_FOUND, and fn's.
+	DeleteMemory(ctx context.Context, req Request, id string, fn MemoryUpdate) (*Memory, error)
+
+	// Associate reads and writes the association of type t between two memories. The store
+	// refuses memories of different scopes with CROSS_SCOPE_REFERENCE before fn runs.
+	// Errors: NOT_FOUND, CROSS_SCOPE_REFERENCE, and fn's.
+	Associate(ctx context.Context, req Request, sourceID, targetID string, t AssociationType, fn AssociationUpdate) (*Association, error)
+	// Associations lists the associations of a memory, seen from it, strongest first.
+	Associations(ctx context.Context, memoryID string, types []AssociationType, minStrength float64) ([]*Association, error)
+
+	// AppendEvents persists events that change no record (queries and their touches).
+	AppendEvents(ctx context.Context, events []*Event) error
+	// RecordTouches adds touches to persisted messages, keyed by message id.
+	RecordTouches(ctx context.Context, touches map[string][]Touch) error
+	// EventsSince returns up to limit events with Seq > seq, in Seq order.
+	EventsSince(ctx context.Context, seq uint64, limit int) ([]*Event, error)
+	// LastSeq returns the Seq of the newest event.
+	LastSeq(ctx context.Context) (uint64, error)
+	// MemoryEvents returns the events about one memory, in Seq order.
+	MemoryEvents(ctx context.Context, memoryID string) ([]*Event, error)
+	// RequestEvents returns every message of one request, in Seq order.
+	RequestEvents(ctx context.Context, requestID string) ([]*Event, error)
+
+	// Close releases the store.
+	Close() error
+}
+
+// IndexDoc is what the search index keeps of a memory.
+type IndexDoc struct {
+	ID         string
+	ScopeID    string
+	Content    string
+	Tags       []string
+	Kind       MemoryKind
+	Tier       Tier
+	State      LifecycleState
+	OccurredAt time.Time
+	CreatedAt  time.Time
+}
+
+// IndexQuery is a full-text query within one scope.
+type IndexQuery struct {
+	ScopeID string
+	Text    string
+	Limit   int
+	Filter  MemoryFilter
+}
+
+// IndexHit is one full-text match.
+type IndexHit struct {
+	ID    string
+	Score float64
+}
+
+// Index is the full-text index, derived from the event log. Safe for concurrent use.
+type Index interface {
+	// Put adds or replaces documents; concurrent calls are grouped into batches.
+	Put(ctx context.Context, docs []IndexDoc) error
+	// Remove deletes documents by id; unknown ids are ignored.
+	Remove(ctx context.Context, ids []string) error
+	// RemoveScope deletes every document of a scope.
+	RemoveScope(ctx context.Context, scopeID string) error
+	// Search returns the best matches, best first; never a document of another scope.
+	Search(ctx context.Context, q IndexQuery) ([]IndexHit, error)
+	// Watermark is the Seq of the last event applied in order; SetWatermark persists it.
+	Watermark() (uint64, error)
+	SetWatermark(seq uint64) error
+	// Reset empties the index and its watermark.
+	Reset() error
+	// Count returns the number of documents.
+	Count() (uint64, error)
+	Close() error
+}
+
+// Clock reads the time; injectable so every rule is testable in simulated time.
+type Clock func() time.Time

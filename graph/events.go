@@ -1,0 +1,108 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// AppendEvents persists events that change no record.
+func (s *Store) AppendEvents(ctx context.Context, events []*domain.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	_, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
+		t.emit(events...)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// RecordTouches adds touches to persisted messages. Touches of unknown messages are dropped.
+func (s *Store) RecordTouches(ctx context.Context, touches map[string][]domain.Touch) error {
+	if len(touches) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(touches))
+	for id := range touches {
+		ids = append(ids, id)
+	}
+	_, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
+		var r struct {
+			Q []struct {
+				UID string `json:"uid"`
+				ID  string `json:"ev.messageId"`
+			} `json:"q"`
+		}
+		if err := t.query(`{ q(func: eq(ev.messageId, `+idList(ids)+`)) { uid ev.messageId } }`, nil, &r); err != nil {
+			return struct{}{}, err
+		}
+		for _, n := range r.Q {
+			vals := []string{}
+			for _, tc := range touches[n.ID] {
+				vals = append(vals, touchValue(tc))
+			}
+			t.set(map[string]any{"uid": n.UID, "ev.touches": vals})
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+func (s *Store) events(ctx context.Context, q string, vars map[string]string) ([]*domain.Event, error) {
+	var r struct {
+		Q []eventNode `json:"q"`
+	}
+	if err := s.read(ctx, q, vars, &r); err != nil {
+		return nil, err
+	}
+	out := make([]*domain.Event, len(r.Q))
+	for i := range r.Q {
+		out[i] = r.Q[i].event()
+	}
+	return out, nil
+}
+
+// EventsSince returns up to limit events with Seq > seq, in Seq order.
+func (s *Store) EventsSince(ctx context.Context, seq uint64, limit int) ([]*domain.Event, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	return s.events(ctx, fmt.Sprintf(`{ q(func: gt(ev.seq, %d), orderasc: ev.seq, first: %d) { %s } }`, seq, limit, eventFields), nil)
+}
+
+// LastSeq returns the Seq of the newest event.
+func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
+	seq, _, err := s.counter(ctx)
+	return seq, err
+}
+
+func (s *Store) counter(ctx context.Context) (uint64, string, error) {
+	var r struct {
+		Q []struct {
+			UID   string `json:"uid"`
+			Value uint64 `json:"counter.value"`
+		} `json:"q"`
+	}
+	if err := s.read(ctx, `query q($id: string) { q(func: eq(tr.id, $id)) { uid counter.value } }`,
+		map[string]string{"$id": eventCounterID}, &r); err != nil {
+		return 0, "", err
+	}
+	if len(r.Q) == 0 {
+		return 0, "", nil
+	}
+	return r.Q[0].Value, r.Q[0].UID, nil
+}
+
+// MemoryEvents returns the events about one memory, in Seq order.
+func (s *Store) MemoryEvents(ctx context.Context, memoryID string) ([]*domain.Event, error) {
+	return s.events(ctx, `query q($id: string) { q(func: eq(ev.memory, $id), orderasc: ev.seq) { `+eventFields+` } }`,
+		map[string]string{"$id": memoryID})
+}
+
+// RequestEvents returns every message of one request, in Seq order.
+func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.Event, error) {
+	return s.events(ctx, `query q($id: string) { q(func: eq(ev.requestId, $id), orderasc: ev.seq) { `+eventFields+` } }`,
+		map[string]string{"$id": requestID})
+}

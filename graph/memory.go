@@ -1,0 +1,380 @@
+package graph
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// InsertMemories persists new memories and their events, all or none.
+func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*domain.Memory, events []*domain.Event) ([]*domain.Memory, error) {
+	if len(ms) == 0 {
+		return []*domain.Memory{}, nil
+	}
+	ids := make([]string, 0, len(ms))
+	scopes := map[string]bool{}
+	for _, m := range ms {
+		if !domain.ValidID(m.ID) || !domain.ValidID(m.ScopeID) {
+			return nil, domain.Errorf(domain.EINVALID, "memory and scope ids must be UUIDs")
+		}
+		ids = append(ids, m.ID)
+		scopes[m.ScopeID] = true
+	}
+	scopeIDs := make([]string, 0, len(scopes))
+	for id := range scopes {
+		scopeIDs = append(scopeIDs, id)
+	}
+	return write(ctx, s, &req, func(t *tx) ([]*domain.Memory, error) {
+		var r struct {
+			Scopes []struct {
+				ID string `json:"tr.id"`
+			} `json:"scopes"`
+			Taken []struct {
+				ID string `json:"tr.id"`
+			} `json:"taken"`
+		}
+		q := `{ scopes(func: eq(tr.id, ` + idList(scopeIDs) + `)) @filter(eq(tr.kind, "Scope")) { tr.id }
+		taken(func: eq(tr.id, ` + idList(ids) + `), first: 1) { tr.id } }`
+		if err := t.query(q, nil, &r); err != nil {
+			return nil, err
+		}
+		if len(r.Taken) > 0 {
+			return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", r.Taken[0].ID)
+		}
+		found := map[string]bool{}
+		for _, sc := range r.Scopes {
+			found[sc.ID] = true
+		}
+		for _, id := range scopeIDs {
+			if !found[id] {
+				return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", id)
+			}
+		}
+		seen := make(map[string]bool, len(ms))
+		for i, m := range ms {
+			if seen[m.ID] {
+				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
+			}
+			seen[m.ID] = true
+			obj, err := memoryJSON(fmt.Sprintf("_:m%d", i), m, true)
+			if err != nil {
+				return nil, err
+			}
+			t.set(obj)
+		}
+		t.emit(events...)
+		return ms, nil
+	})
+}
+
+// memoryByID reads one memory inside a unit.
+func (t *tx) memoryByID(id string) (*memNode, error) {
+	var r struct {
+		Q []memNode `json:"q"`
+	}
+	if !domain.ValidID(id) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "memory %q not found", id)
+	}
+	if err := t.query(`query q($id: string) { q(func: eq(tr.id, $id)) @filter(eq(tr.kind, "Memory")) { `+memFields+` } }`,
+		map[string]string{"$id": id}, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Q) == 0 {
+		return nil, domain.Errorf(domain.ENOTFOUND, "memory %s not found", id)
+	}
+	return &r.Q[0], nil
+}
+
+// Memory loads one memory.
+func (s *Store) Memory(ctx context.Context, id string) (*domain.Memory, error) {
+	ms, err := s.Memories(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, domain.Errorf(domain.ENOTFOUND, "memory %s not found", id)
+	}
+	return ms[0], nil
+}
+
+// Memories loads the memories that exist among ids, in the order of ids.
+func (s *Store) Memories(ctx context.Context, ids []string) ([]*domain.Memory, error) {
+	valid := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if domain.ValidID(id) {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return []*domain.Memory{}, nil
+	}
+	var r struct {
+		Q []memNode `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(valid)+`)) @filter(eq(tr.kind, "Memory")) { `+memFields+` } }`, nil, &r); err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*domain.Memory, len(r.Q))
+	for i := range r.Q {
+		m, err := r.Q[i].memory()
+		if err != nil {
+			return nil, err
+		}
+		byID[m.ID] = m
+	}
+	out := make([]*domain.Memory, 0, len(byID))
+	for _, id := range valid {
+		if m, ok := byID[id]; ok {
+			out = append(out, m)
+			delete(byID, id)
+		}
+	}
+	return out, nil
+}
+
+// filterDQL renders f as a DQL filter over memory nodes. Enum values are checked by the caller
+// and re-checked here; tags travel as query variables.
+func filterDQL(f domain.MemoryFilter, vars map[string]string) (string, error) {
+	parts := []string{`eq(tr.kind, "Memory")`}
+	orOf := func(pred string, vals []string) string {
+		q := make([]string, len(vals))
+		for i, v := range vals {
+			q[i] = fmt.Sprintf(`eq(%s, %q)`, pred, v)
+		}
+		return "(" + strings.Join(q, " OR ") + ")"
+	}
+	if len(f.Tiers) > 0 {
+		vals := make([]string, len(f.Tiers))
+		for i, t := range f.Tiers {
+			if !t.Valid() {
+				return "", domain.FieldErrorf("filter.tiers", "unknown tier %q", t)
+			}
+			vals[i] = string(t)
+		}
+		parts = append(parts, orOf("mem.tier", vals))
+	}
+	if len(f.Kinds) > 0 {
+		vals := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			if !k.Valid() {
+				return "", domain.FieldErrorf("filter.kinds", "unknown kind %q", k)
+			}
+			vals[i] = string(k)
+		}
+		parts = append(parts, orOf("mem.kind", vals))
+	}
+	if len(f.States) > 0 {
+		vals := make([]string, len(f.States))
+		for i, st := range f.States {
+			if !st.Valid() {
+				return "", domain.FieldErrorf("filter.states", "unknown state %q", st)
+			}
+			vals[i] = string(st)
+		}
+		parts = append(parts, orOf("mem.state", vals))
+	}
+	for i, tag := range f.Tags {
+		name := fmt.Sprintf("$tag%d", i)
+		vars[name] = tag
+		parts = append(parts, fmt.Sprintf("eq(mem.tags, %s)", name))
+	}
+	if f.From != nil {
+		vars["$from"] = ts(*f.From)
+		parts = append(parts, "ge(mem.occurredAt, $from)")
+	}
+	if f.To != nil {
+		vars["$to"] = ts(*f.To)
+		parts = append(parts, "lt(mem.occurredAt, $to)")
+	}
+	if f.Claimed != nil {
+		parts = append(parts, fmt.Sprintf("eq(mem.claimed, %t)", *f.Claimed))
+	}
+	return strings.Join(parts, " AND "), nil
+}
+
+// varDecl declares the query variables in vars for a named query block.
+func varDecl(vars map[string]string) string {
+	if len(vars) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = k + ": string"
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}
+
+// ListMemories pages through a scope's memories, newest occurredAt first (ties by id).
+func (s *Store) ListMemories(ctx context.Context, scopeID string, f domain.MemoryFilter, p domain.Page) (*domain.MemoryPage, error) {
+	if !domain.ValidID(scopeID) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
+	}
+	first := p.First
+	if first <= 0 {
+		first = 50
+	}
+	if first > 1000 {
+		return nil, domain.FieldErrorf("first", "at most 1000 per page")
+	}
+	vars := map[string]string{"$scope": scopeID}
+	filter, err := filterDQL(f, vars)
+	if err != nil {
+		return nil, err
+	}
+	cursor := ""
+	if p.After != "" {
+		at, id, err := decodeCursor(p.After)
+		if err != nil {
+			return nil, err
+		}
+		vars["$cat"], vars["$cid"] = ts(at), id
+		cursor = `@filter(lt(mem.occurredAt, $cat) OR (eq(mem.occurredAt, $cat) AND lt(tr.id, $cid)))`
+	}
+	q := `query q` + varDecl(vars) + ` {
+		m as var(func: eq(tr.scope, $scope)) @filter(` + filter + `)
+		total(func: uid(m)) { n: count(uid) }
+		page(func: uid(m), orderdesc: mem.occurredAt, orderdesc: tr.id, first: ` + fmt.Sprint(first+1) + `) ` + cursor + ` { ` + memFields + ` }
+	}`
+	var r struct {
+		Total []struct {
+			N int `json:"n"`
+		} `json:"total"`
+		Page []memNode `json:"page"`
+	}
+	if err := s.read(ctx, q, vars, &r); err != nil {
+		return nil, err
+	}
+	out := &domain.MemoryPage{Memories: []*domain.Memory{}}
+	if len(r.Total) > 0 {
+		out.TotalCount = r.Total[0].N
+	}
+	if len(r.Page) > first {
+		out.HasNext = true
+		r.Page = r.Page[:first]
+	}
+	for i := range r.Page {
+		m, err := r.Page[i].memory()
+		if err != nil {
+			return nil, err
+		}
+		out.Memories = append(out.Memories, m)
+	}
+	if n := len(out.Memories); n > 0 {
+		last := out.Memories[n-1]
+		out.EndCursor = encodeCursor(last.OccurredAt, last.ID)
+	}
+	return out, nil
+}
+
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(ts(at) + "|" + id))
+}
+
+func decodeCursor(c string) (time.Time, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	bad := domain.FieldErrorf("after", "is not a cursor returned by this API")
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	at, id, ok := strings.Cut(string(raw), "|")
+	if !ok || !domain.ValidID(id) {
+		return time.Time{}, "", bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	return t, id, nil
+}
+
+// UpdateMemory runs a read-modify-write of one memory; its version grows by one, so concurrent
+// writers of the same memory conflict and retry instead of losing an update.
+func (s *Store) UpdateMemory(ctx context.Context, req domain.Request, id string, fn domain.MemoryUpdate) (*domain.Memory, error) {
+	return write(ctx, s, reqPtr(req), func(t *tx) (*domain.Memory, error) {
+		n, err := t.memoryByID(id)
+		if err != nil {
+			return nil, err
+		}
+		m, err := n.memory()
+		if err != nil {
+			return nil, err
+		}
+		evs, err := fn(m)
+		if err != nil {
+			return nil, err
+		}
+		if m.ID != n.ID || m.ScopeID != n.Scope {
+			return nil, domain.Errorf(domain.EINVALID, "a memory's id and scope never change")
+		}
+		m.Version = n.Version + 1
+		obj, err := memoryJSON(n.UID, m, false)
+		if err != nil {
+			return nil, err
+		}
+		t.set(obj)
+		t.emit(evs...)
+		return m, nil
+	})
+}
+
+func reqPtr(r domain.Request) *domain.Request {
+	if r.RequestID == "" {
+		return nil
+	}
+	return &r
+}
+
+// DeleteMemory removes a memory node and every association touching it.
+func (s *Store) DeleteMemory(ctx context.Context, req domain.Request, id string, fn domain.MemoryUpdate) (*domain.Memory, error) {
+	return write(ctx, s, reqPtr(req), func(t *tx) (*domain.Memory, error) {
+		n, err := t.memoryByID(id)
+		if err != nil {
+			return nil, err
+		}
+		m, err := n.memory()
+		if err != nil {
+			return nil, err
+		}
+		evs, err := fn(m)
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			Q []map[string][]struct {
+				UID string `json:"uid"`
+			} `json:"q"`
+		}
+		if err := t.query(`{ q(func: uid(`+n.UID+`)) { `+reverseAssocFields()+` } }`, nil, &r); err != nil {
+			return nil, err
+		}
+		for _, row := range r.Q {
+			for key, peers := range row {
+				pred := strings.TrimPrefix(key, "~")
+				for _, p := range peers {
+					t.del(map[string]any{"uid": p.UID, pred: map[string]any{"uid": n.UID}})
+				}
+			}
+		}
+		del := map[string]any{"uid": n.UID}
+		t.del(del)
+		t.emit(evs...)
+		return m, nil
+	})
+}
+
+func reverseAssocFields() string {
+	var b strings.Builder
+	for _, at := range domain.AssociationTypes {
+		fmt.Fprintf(&b, "~assoc.%s { uid } ", at)
+	}
+	return b.String()
+}

@@ -1,0 +1,144 @@
+package graph
+
+// schemaDQL is the graph's schema. Every node carries tr.kind and tr.scope (indexed): Dgraph
+// namespaces do not isolate without ACL, so the scope is checked in every query instead.
+const schemaDQL = `
+tr.kind: string @index(exact) .
+tr.id: string @index(exact) @upsert .
+tr.scope: string @index(exact) .
+scope.name: string @index(exact) .
+scope.createdAt: datetime .
+kernel.family: string @index(exact) .
+kernel.content: string .
+kernel.updatedAt: datetime .
+kernel.version: int .
+kernel.of: uid @reverse .
+mem.content: string .
+mem.kind: string @index(exact) .
+mem.tier: string @index(exact) .
+mem.suggestedTier: string .
+mem.metadata: string .
+mem.tags: [string] @index(exact) .
+mem.occurredAt: datetime @index(hour) .
+mem.createdAt: datetime @index(hour) .
+mem.updatedAt: datetime .
+mem.salience: float @index(float) .
+mem.importance: float .
+mem.claimed: bool @index(bool) .
+mem.claimedAt: datetime .
+mem.accessCount: int .
+mem.lastAccessedAt: datetime @index(hour) .
+mem.state: string @index(exact) .
+mem.sessionId: string @index(exact) .
+mem.version: int .
+assoc.TEMPORAL: [uid] @reverse .
+assoc.CAUSAL: [uid] @reverse .
+assoc.THEMATIC: [uid] @reverse .
+assoc.EMOTIONAL: [uid] @reverse .
+assoc.PERSON: [uid] @reverse .
+ev.seq: int @index(int) @upsert .
+ev.type: string @index(exact) .
+ev.memory: string @index(exact) .
+ev.sessionId: string @index(exact) .
+ev.requestId: string @index(exact) .
+ev.messageId: string @index(exact) @upsert .
+ev.causationId: string @index(exact) .
+ev.timestamp: datetime .
+ev.source: string .
+ev.payload: string .
+ev.touches: [string] .
+req.key: string @index(exact) @upsert .
+req.fingerprint: string .
+req.result: string .
+counter.value: int .
+
+type Scope {
+  tr.kind
+  tr.id
+  tr.scope
+  scope.name
+  scope.createdAt
+}
+
+type Kernel {
+  tr.kind
+  tr.id
+  tr.scope
+  kernel.family
+  kernel.content
+  kernel.updatedAt
+  kernel.version
+  kernel.of
+}
+
+type Memory {
+  tr.kind
+  tr.id
+  tr.scope
+  mem.content
+  mem.kind
+  mem.tier
+  mem.suggestedTier
+  mem.metadata
+  mem.tags
+  mem.occurredAt
+  mem.createdAt
+  mem.updatedAt
+  mem.salience
+  mem.importance
+  mem.claimed
+  mem.claimedAt
+  mem.accessCount
+  mem.lastAccessedAt
+  mem.state
+  mem.sessionId
+  mem.version
+  assoc.TEMPORAL
+  assoc.CAUSAL
+  assoc.THEMATIC
+  assoc.EMOTIONAL
+  assoc.PERSON
+}
+
+type Event {
+  tr.kind
+  tr.scope
+  ev.seq
+  ev.type
+  ev.memory
+  ev.sessionId
+  ev.requestId
+  ev.messageId
+  ev.causationId
+  ev.timestamp
+  ev.source
+  ev.payload
+  ev.touches
+}
+
+type Request {
+  tr.kind
+  req.key
+  req.fingerprint
+  req.result
+}
+
+type Counter {
+  tr.kind
+  tr.id
+  counter.value
+}
+`
+
+// Node kinds (tr.kind).
+const (
+	kindScope   = "Scope"
+	kindKernel  = "Kernel"
+	kindMemory  = "Memory"
+	kindEvent   = "Event"
+	kindRequest = "Request"
+	kindCounter = "Counter"
+)
+
+// eventCounterID is the tr.id of the node holding the last event Seq.
+const eventCounterID = "counter:events"

@@ -1,0 +1,473 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/dgo/v250"
+	"github.com/dgraph-io/dgo/v250/protos/api"
+	"github.com/hypermodeinc/modusgraph"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Store is the Dgraph-backed domain.Store. Safe for concurrent use.
+type Store struct {
+	b        backend
+	embedded bool
+	now      domain.Clock
+
+	// mu serialises writes in embedded mode, where the engine has no transactions.
+	mu sync.Mutex
+	// seq is the last event Seq and counterUID the node holding it, cached in embedded mode
+	// (guarded by mu).
+	seq        uint64
+	counterUID string
+
+	closeOnce sync.Once
+}
+
+var _ domain.Store = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock that stamps records.
+func WithClock(c domain.Clock) Option { return func(s *Store) { s.now = c } }
+
+// Open connects to the store named by uri: file://PATH opens the embedded engine on PATH
+// (created if missing); dgraph://HOST:PORT[?sslmode=...&bearertoken=...] dials a cluster.
+func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
+	s := &Store{now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, fmt.Errorf("store uri %q: %w", uri, err)
+	}
+	switch u.Scheme {
+	case "file":
+		path := strings.TrimPrefix(uri, "file://")
+		if path == "" {
+			return nil, fmt.Errorf("store uri %q: empty path", uri)
+		}
+		b, err := openEmbedded(path)
+		if err != nil {
+			return nil, err
+		}
+		s.b, s.embedded = b, true
+	case "dgraph":
+		dg, err := dgo.Open(uri)
+		if err != nil {
+			return nil, fmt.Errorf("dgraph %s: %w", u.Host, err)
+		}
+		s.b = &clusterBackend{dg: dg}
+	default:
+		return nil, fmt.Errorf("store uri %q: scheme must be file:// or dgraph://", uri)
+	}
+	if err := s.init(ctx); err != nil {
+		s.b.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Embedded reports whether the store runs the in-process engine.
+func (s *Store) Embedded() bool { return s.embedded }
+
+func (s *Store) init(ctx context.Context) error {
+	// A fresh cluster may answer "Please retry" for a few seconds after it reports healthy.
+	var err error
+	for i := 0; i < 60; i++ {
+		if err = s.b.alter(ctx, schemaDQL); err == nil {
+			break
+		}
+		if ctx.Err() != nil || !strings.Contains(err.Error(), "retry") {
+			return fmt.Errorf("apply schema: %w", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("apply schema: %w", err)
+	}
+	if s.embedded {
+		seq, uid, err := s.counter(ctx)
+		if err != nil {
+			return err
+		}
+		s.seq, s.counterUID = seq, uid
+	}
+	return nil
+}
+
+// Close releases the store; the embedded engine is shut down.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() { s.b.close() })
+	return nil
+}
+
+// DropAll deletes every node and the schema, then re-applies the schema. For tests and reindex
+// tooling only.
+func (s *Store) DropAll(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.b.dropAll(ctx); err != nil {
+		return err
+	}
+	s.seq, s.counterUID = 0, ""
+	return s.b.alter(ctx, schemaDQL)
+}
+
+// backend hides the two ways of reaching Dgraph.
+type backend interface {
+	alter(ctx context.Context, schema string) error
+	query(ctx context.Context, q string, vars map[string]string) ([]byte, error)
+	// begin starts a read-write unit; its reads see committed data, its commit applies all.
+	begin(ctx context.Context) unit
+	dropAll(ctx context.Context) error
+	close()
+}
+
+type unit interface {
+	query(ctx context.Context, q string, vars map[string]string) ([]byte, error)
+	commit(ctx context.Context, mu *api.Mutation) (map[string]string, error)
+	discard(ctx context.Context)
+}
+
+// embeddedBackend talks to the modusGraph engine's default namespace directly, skipping the
+// in-memory gRPC hop of Engine.GetClient.
+type embeddedBackend struct {
+	engine *modusgraph.Engine
+	ns     *modusgraph.Namespace
+}
+
+func openEmbedded(path string) (*embeddedBackend, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	eng, err := modusgraph.NewEngine(modusgraph.NewDefaultConfig(abs))
+	if err != nil {
+		if errors.Is(err, modusgraph.ErrSingletonOnly) {
+			return nil, fmt.Errorf("embedded store %s: one embedded engine per process: %w", abs, err)
+		}
+		return nil, fmt.Errorf("embedded store %s: %w", abs, err)
+	}
+	return &embeddedBackend{engine: eng, ns: eng.GetDefaultNamespace()}, nil
+}
+
+func (e *embeddedBackend) alter(ctx context.Context, schema string) error {
+	return e.ns.AlterSchema(ctx, schema)
+}
+
+func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
+	resp, err := e.ns.QueryWithVars(ctx, q, vars)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Json, nil
+}
+
+func (e *embeddedBackend) begin(ctx context.Context) unit { return embeddedUnit{e} }
+
+func (e *embeddedBackend) dropAll(ctx context.Context) error { return e.ns.DropData(ctx) }
+
+func (e *embeddedBackend) close() { modusgraph.Shutdown() }
+
+type embeddedUnit struct{ e *embeddedBackend }
+
+func (u embeddedUnit) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
+	return u.e.query(ctx, q, vars)
+}
+
+func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	uids, err := u.e.ns.Mutate(ctx, []*api.Mutation{mu})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(uids))
+	for k, v := range uids {
+		out[strings.TrimPrefix(k, "_:")] = fmt.Sprintf("0x%x", v)
+	}
+	return out, nil
+}
+
+func (u embeddedUnit) discard(context.Context) {}
+
+// clusterBackend talks dgo to Dgraph alphas.
+type clusterBackend struct{ dg *dgo.Dgraph }
+
+func (c *clusterBackend) alter(ctx context.Context, schema string) error {
+	return c.dg.Alter(ctx, &api.Operation{Schema: schema})
+}
+
+func (c *clusterBackend) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
+	resp, err := c.dg.NewReadOnlyTxn().QueryWithVars(ctx, q, vars)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Json, nil
+}
+
+func (c *clusterBackend) begin(ctx context.Context) unit { return &clusterUnit{txn: c.dg.NewTxn()} }
+
+func (c *clusterBackend) dropAll(ctx context.Context) error {
+	return c.dg.Alter(ctx, &api.Operation{DropOp: api.Operation_DATA})
+}
+
+func (c *clusterBackend) close() { c.dg.Close() }
+
+type clusterUnit struct{ txn *dgo.Txn }
+
+func (u *clusterUnit) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
+	resp, err := u.txn.QueryWithVars(ctx, q, vars)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Json, nil
+}
+
+func (u *clusterUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	mu.CommitNow = true
+	resp, err := u.txn.Do(ctx, &api.Request{Mutations: []*api.Mutation{mu}, CommitNow: true})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Uids, nil
+}
+
+func (u *clusterUnit) discard(ctx context.Context) { _ = u.txn.Discard(ctx) }
+
+// tx is one read-modify-write operation: reads go through the unit, writes are collected and
+// committed in one mutation together with the operation's events.
+type tx struct {
+	s      *Store
+	u      unit
+	ctx    context.Context
+	sets   []map[string]any
+	dels   []map[string]any
+	events []*domain.Event
+}
+
+func (t *tx) query(q string, vars map[string]string, out any) error {
+	raw, err := t.u.query(t.ctx, q, vars)
+	if err != nil {
+		return wrapErr(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode query result: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) set(obj map[string]any) { t.sets = append(t.sets, obj) }
+func (t *tx) del(obj map[string]any) { t.dels = append(t.dels, obj) }
+func (t *tx) emit(evs ...*domain.Event) {
+	t.events = append(t.events, evs...)
+}
+
+// maxAttempts bounds retries of a conflicting cluster transaction.
+const maxAttempts = 30
+
+// write runs fn as one atomic operation, applying req at most once: a request already applied
+// returns the result it returned then, without running fn. Cluster conflicts are retried.
+func write[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t *tx) (T, error)) (T, error) {
+	var zero T
+	for attempt := 0; ; attempt++ {
+		res, err := writeOnce(ctx, s, req, fn)
+		if err == nil {
+			return res, nil
+		}
+		if !errors.Is(err, dgo.ErrAborted) {
+			return zero, err
+		}
+		if attempt+1 >= maxAttempts || ctx.Err() != nil {
+			return zero, domain.Errorf(domain.ECONFLICT, "write kept conflicting with concurrent writes; retry")
+		}
+		// Jittered backoff keeps colliding writers from colliding again.
+		d := time.Duration(1+rand.IntN(4*(attempt+1))) * time.Millisecond
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		}
+	}
+}
+
+type requestNode struct {
+	UID         string `json:"uid"`
+	Fingerprint string `json:"req.fingerprint"`
+	Result      string `json:"req.result"`
+}
+
+func requestKey(req *domain.Request) string { return req.Op + "|" + req.RequestID }
+
+func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t *tx) (T, error)) (T, error) {
+	var zero T
+	if s.embedded {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	t := &tx{s: s, u: s.b.begin(ctx), ctx: ctx}
+	committed := false
+	defer func() {
+		if !committed {
+			t.u.discard(ctx)
+		}
+	}()
+
+	if req != nil && req.RequestID != "" {
+		var r struct {
+			Q []requestNode `json:"q"`
+		}
+		if err := t.query(`query q($k: string) { q(func: eq(req.key, $k)) { uid req.fingerprint req.result } }`,
+			map[string]string{"$k": requestKey(req)}, &r); err != nil {
+			return zero, err
+		}
+		if len(r.Q) > 0 {
+			if r.Q[0].Fingerprint != req.Fingerprint {
+				return zero, domain.Errorf(domain.ECONFLICT,
+					"requestId %q was already used for a different %s request", req.RequestID, req.Op)
+			}
+			var out T
+			if err := json.Unmarshal([]byte(r.Q[0].Result), &out); err != nil {
+				return zero, fmt.Errorf("decode replayed result: %w", err)
+			}
+			return out, nil
+		}
+	}
+
+	res, err := fn(t)
+	if err != nil {
+		return zero, err
+	}
+	if req != nil && req.RequestID != "" {
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return zero, fmt.Errorf("encode result: %w", err)
+		}
+		t.set(map[string]any{
+			"uid": "_:req", "dgraph.type": kindRequest, "tr.kind": kindRequest,
+			"req.key": requestKey(req), "req.fingerprint": req.Fingerprint, "req.result": string(raw),
+		})
+	}
+	if len(t.events) > 0 {
+		base, counterUID, err := t.lastSeq()
+		if err != nil {
+			return zero, err
+		}
+		for i, ev := range t.events {
+			ev.Seq = base + uint64(i) + 1
+			t.set(eventJSON(fmt.Sprintf("_:ev%d", i), ev))
+		}
+		counter := map[string]any{"uid": counterUID, "counter.value": base + uint64(len(t.events))}
+		if counterUID == "_:counter" {
+			counter["dgraph.type"] = kindCounter
+			counter["tr.kind"] = kindCounter
+			counter["tr.id"] = eventCounterID
+		}
+		t.set(counter)
+	}
+	if len(t.sets) == 0 && len(t.dels) == 0 {
+		committed = true
+		return res, nil
+	}
+	mu := &api.Mutation{CommitNow: true}
+	if len(t.sets) > 0 {
+		if mu.SetJson, err = json.Marshal(t.sets); err != nil {
+			return zero, err
+		}
+	}
+	if len(t.dels) > 0 {
+		if mu.DeleteJson, err = json.Marshal(t.dels); err != nil {
+			return zero, err
+		}
+	}
+	uids, err := t.u.commit(ctx, mu)
+	if err != nil {
+		if errors.Is(err, dgo.ErrAborted) {
+			return zero, err
+		}
+		return zero, wrapErr(err)
+	}
+	committed = true
+	if s.embedded && len(t.events) > 0 {
+		s.seq = t.events[len(t.events)-1].Seq
+		if s.counterUID == "" {
+			s.counterUID = uids["counter"]
+		}
+	}
+	return res, nil
+}
+
+// lastSeq reads the event counter inside the unit: in cluster mode every event-writing
+// transaction reads and writes it, so they serialise on it and Seq has no gaps or duplicates.
+func (t *tx) lastSeq() (uint64, string, error) {
+	if t.s.embedded {
+		if t.s.counterUID == "" {
+			return t.s.seq, "_:counter", nil
+		}
+		return t.s.seq, t.s.counterUID, nil
+	}
+	var r struct {
+		Q []struct {
+			UID   string `json:"uid"`
+			Value uint64 `json:"counter.value"`
+		} `json:"q"`
+	}
+	if err := t.query(`query q($id: string) { q(func: eq(tr.id, $id)) { uid counter.value } }`,
+		map[string]string{"$id": eventCounterID}, &r); err != nil {
+		return 0, "", err
+	}
+	if len(r.Q) == 0 {
+		return 0, "_:counter", nil
+	}
+	return r.Q[0].Value, r.Q[0].UID, nil
+}
+
+// read runs a read-only query against committed data.
+func (s *Store) read(ctx context.Context, q string, vars map[string]string, out any) error {
+	raw, err := s.b.query(ctx, q, vars)
+	if err != nil {
+		return wrapErr(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode query result: %w", err)
+	}
+	return nil
+}
+
+// wrapErr turns transport errors into domain errors where the caller can act on them.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, modusgraph.ErrClosedEngine) {
+		return domain.Errorf(domain.EUNAVAILABLE, "store is closed")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "Unavailable") || strings.Contains(msg, "connection refused") {
+		return &domain.Error{Code: domain.EUNAVAILABLE, Message: "graph store unavailable: " + msg}
+	}
+	return fmt.Errorf("graph store: %w", err)
+}
