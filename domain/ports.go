@@ -129,3 +129,15 @@ type Index interface {
 
 // Clock reads the time; injectable so every rule is testable in simulated time.
 type Clock func() time.Time
+
+// Access is one recorded retrieval of a memory.
+type Access struct {
+	MemoryID string
+	At       time.Time
+}
+
+// AccessRecorder is the optional store capability of recording many retrievals in one write:
+// each memory's access count and last access grow, and events are appended.
+type AccessRecorder interface {
+	RecordAccesses(ctx context.Context, accesses []Access, events []*Event) error
+}

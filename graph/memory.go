@@ -378,3 +378,50 @@ func reverseAssocFields() string {
 	}
 	return b.String()
 }
+
+// RecordAccesses raises access counts and last-access times of many memories in one write.
+// Memories deleted meanwhile are skipped.
+func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, events []*domain.Event) error {
+	if len(accesses) == 0 && len(events) == 0 {
+		return nil
+	}
+	counts := map[string]int{}
+	last := map[string]time.Time{}
+	ids := []string{}
+	for _, a := range accesses {
+		if _, ok := counts[a.MemoryID]; !ok {
+			ids = append(ids, a.MemoryID)
+		}
+		counts[a.MemoryID]++
+		if a.At.After(last[a.MemoryID]) {
+			last[a.MemoryID] = a.At
+		}
+	}
+	_, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
+		var r struct {
+			Q []struct {
+				UID     string     `json:"uid"`
+				ID      string     `json:"tr.id"`
+				Count   int        `json:"mem.accessCount"`
+				Last    *time.Time `json:"mem.lastAccessedAt"`
+				Version int64      `json:"mem.version"`
+			} `json:"q"`
+		}
+		if len(ids) > 0 {
+			if err := t.query(`{ q(func: eq(tr.id, `+idList(ids)+`)) @filter(eq(tr.kind, "Memory")) { uid tr.id mem.accessCount mem.lastAccessedAt mem.version } }`, nil, &r); err != nil {
+				return struct{}{}, err
+			}
+		}
+		for _, n := range r.Q {
+			at := last[n.ID]
+			if n.Last != nil && n.Last.After(at) {
+				at = *n.Last
+			}
+			t.set(map[string]any{"uid": n.UID, "mem.accessCount": n.Count + counts[n.ID],
+				"mem.lastAccessedAt": ts(at), "mem.version": n.Version + 1})
+		}
+		t.emit(events...)
+		return struct{}{}, nil
+	})
+	return err
+}

@@ -10,10 +10,13 @@
 #   scripts/dgraph-cluster.sh uri [DIR]      print the dgraph:// URI of the running cluster
 #   scripts/dgraph-cluster.sh env [DIR]      print `export TOTALRECALL_TEST_DGRAPH=...` (for eval)
 #
-# Typical use (this is what .ci/run does):
+# Typical use (as in .ci/run):
 #   uri=$(bash scripts/dgraph-cluster.sh start)
+#   trap 'bash scripts/dgraph-cluster.sh stop' EXIT
 #   TOTALRECALL_TEST_DGRAPH=$uri go test ./...
-#   bash scripts/dgraph-cluster.sh stop
+# or, in an interactive shell:
+#   bash scripts/dgraph-cluster.sh start >/dev/null
+#   eval "$(bash scripts/dgraph-cluster.sh env)"
 #
 # Only the URI is written to stdout; all progress and diagnostics go to stderr.
 #
@@ -225,12 +228,13 @@ tail_logs() {
 launch() {
   local name="$1" dir="$2"; shift 2
   local bin; bin="$(dgraph_bin)"
+  # shellcheck disable=SC2016 # expanded by the inner bash, on purpose
   setsid bash -c 'echo $$ >"$1"; shift; cd "$1"; shift; exec "$@"' \
     _ "$dir/$name.pid" "$dir" "$bin" "$@" \
     </dev/null >>"$dir/$name.log" 2>&1 &
   disown $! 2>/dev/null || true
-  local i
-  for i in $(seq 1 50); do [[ -s "$dir/$name.pid" ]] && break; sleep 0.1; done
+  local _
+  for _ in $(seq 1 50); do [[ -s "$dir/$name.pid" ]] && break; sleep 0.1; done
   [[ -s "$dir/$name.pid" ]] || die "could not start $name"
 }
 

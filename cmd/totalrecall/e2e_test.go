@@ -1,0 +1,607 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/totalrecall/totalrecall/graph/storetest"
+)
+
+// server is a real totalrecall server on 127.0.0.1 over a real store and Bleve index.
+type server struct {
+	addr   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startServer(t testing.TB, sf storeFlags) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan string, 1)
+	s := &server{cancel: cancel, done: make(chan error, 1)}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() { s.done <- serveOn(ctx, sf, "127.0.0.1:0", io.Discard, logger, started) }()
+	select {
+	case s.addr = <-started:
+	case err := <-s.done:
+		t.Fatalf("server did not start: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("server did not start within 60s")
+	}
+	return s
+}
+
+func (s *server) stop(t testing.TB) {
+	t.Helper()
+	s.cancel()
+	if err := <-s.done; err != nil {
+		t.Fatalf("server stopped with %v", err)
+	}
+}
+
+type gqlError struct {
+	Message    string         `json:"message"`
+	Extensions map[string]any `json:"extensions"`
+}
+
+type gqlResponse struct {
+	Data   json.RawMessage `json:"data"`
+	Errors []gqlError      `json:"errors"`
+}
+
+func (s *server) do(t testing.TB, query string, vars map[string]any) gqlResponse {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	resp, err := http.Post("http://"+s.addr+"/query", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out gqlResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("decode response (status %d): %v", resp.StatusCode, err)
+	}
+	return out
+}
+
+// ok runs query and decodes its data into out, failing on any error.
+func (s *server) ok(t testing.TB, query string, vars map[string]any, out any) {
+	t.Helper()
+	r := s.do(t, query, vars)
+	if len(r.Errors) > 0 {
+		t.Fatalf("query failed: %+v\n%s", r.Errors, query)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.Data, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fails runs query and checks that it fails with code and wrote nothing visible in data.
+func (s *server) fails(t testing.TB, code, query string, vars map[string]any) {
+	t.Helper()
+	r := s.do(t, query, vars)
+	if len(r.Errors) == 0 {
+		t.Fatalf("query succeeded, want %s: %s", code, r.Data)
+	}
+	if got := r.Errors[0].Extensions["code"]; got != code {
+		t.Fatalf("code = %v (%s), want %s", got, r.Errors[0].Message, code)
+	}
+}
+
+const memFields = `id scopeId content tier kind metadata tags salience claimed claimedAt occurredAt accessCount state version`
+
+type memory struct {
+	ID          string         `json:"id"`
+	ScopeID     string         `json:"scopeId"`
+	Content     string         `json:"content"`
+	Tier        string         `json:"tier"`
+	Kind        string         `json:"kind"`
+	Metadata    map[string]any `json:"metadata"`
+	Tags        []string       `json:"tags"`
+	Salience    float64        `json:"salience"`
+	Claimed     bool           `json:"claimed"`
+	AccessCount int            `json:"accessCount"`
+	State       string         `json:"state"`
+	Version     int            `json:"version"`
+}
+
+func (s *server) createScope(t testing.TB, name string) (id, agent, world string) {
+	t.Helper()
+	var r struct {
+		CreateScope struct {
+			ID          string
+			AgentKernel struct{ ID string }
+			WorldKernel struct{ ID string }
+		}
+	}
+	s.ok(t, `mutation($n: String!) { createScope(name: $n) { id agentKernel { id } worldKernel { id } } }`, map[string]any{"n": name}, &r)
+	return r.CreateScope.ID, r.CreateScope.AgentKernel.ID, r.CreateScope.WorldKernel.ID
+}
+
+func (s *server) store(t testing.TB, in map[string]any) memory {
+	t.Helper()
+	var r struct{ StoreMemory memory }
+	s.ok(t, `mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { `+memFields+` } }`, map[string]any{"in": in}, &r)
+	return r.StoreMemory
+}
+
+type ranked struct {
+	Memory    memory
+	Score     float64
+	Reason    string
+	TextScore float64
+	Via       *struct{ SourceID, TargetID, Type string }
+}
+
+func (s *server) search(t testing.TB, scope, q string, assoc bool) []ranked {
+	t.Helper()
+	var r struct{ SearchMemory []ranked }
+	s.ok(t, `query($s: ID!, $q: String!, $a: Boolean) { searchMemory(scopeId: $s, query: $q, maxResults: 50, includeAssociations: $a) {
+		memory { `+memFields+` } score reason textScore via { sourceId targetId type } } }`, map[string]any{"s": scope, "q": q, "a": assoc}, &r)
+	return r.SearchMemory
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *server
+)
+
+// theServer is one server for the whole test binary (the embedded engine is one per process);
+// tests work in scopes of their own.
+func theServer(t *testing.T) *server {
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "totalrecall-e2e-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared = startServer(t, storeFlags{store: "file://" + dir})
+	})
+	return shared
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.cancel()
+		<-shared.done
+	}
+	os.Exit(code)
+}
+
+func TestHealthAndPlayground(t *testing.T) {
+	s := theServer(t)
+	resp, err := http.Get("http://" + s.addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+	resp, err = http.Get("http://" + s.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "/query") {
+		t.Fatalf("playground: status %d", resp.StatusCode)
+	}
+}
+
+func TestScopeHasExactlyTwoKernels(t *testing.T) {
+	s := theServer(t)
+	id, agent, world := s.createScope(t, "kernels")
+	if agent == "" || world == "" || agent == world {
+		t.Fatalf("kernels %q %q", agent, world)
+	}
+	var r struct {
+		Scope struct {
+			Name        string
+			AgentKernel struct{ ID, Family string }
+			WorldKernel struct{ ID, Family string }
+		}
+	}
+	s.ok(t, `query($id: ID!) { scope(id: $id) { name agentKernel { id family } worldKernel { id family } } }`, map[string]any{"id": id}, &r)
+	if r.Scope.AgentKernel.ID != agent || r.Scope.WorldKernel.Family != "world_model_kernel" {
+		t.Fatalf("scope = %+v", r.Scope)
+	}
+	s.fails(t, "INVALID_ARGUMENT", `mutation { createScope(name: "  ") { id } }`, nil)
+}
+
+func TestStoreLoadSearchRoundTrip(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "roundtrip")
+	for i, nasty := range storetest.Nasty {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			content := "zebracorn remembers " + nasty
+			m := s.store(t, map[string]any{"scopeId": scope, "content": content, "tags": []string{nasty},
+				"metadata": map[string]any{nasty: nasty}, "kind": "SEMANTIC", "suggestedTier": "ARCHIVE"})
+			if m.Content != content || m.Tags[0] != nasty || m.Metadata[nasty] != nasty {
+				t.Fatalf("stored %+v", m)
+			}
+			if m.Tier != "LONG_TERM" {
+				t.Fatalf("a new memory suggested for ARCHIVE got tier %s, want LONG_TERM", m.Tier)
+			}
+			var r struct{ Memory memory }
+			s.ok(t, `query($id: ID!) { memory(id: $id) { `+memFields+` } }`, map[string]any{"id": m.ID}, &r)
+			if r.Memory.Content != content || r.Memory.AccessCount != 1 {
+				t.Fatalf("loaded %+v", r.Memory)
+			}
+		})
+	}
+	// Searchable as soon as storeMemory returned.
+	hits := s.search(t, scope, "zebracorn", false)
+	if len(hits) != len(storetest.Nasty) {
+		t.Fatalf("search found %d, want %d", len(hits), len(storetest.Nasty))
+	}
+	for _, h := range hits {
+		if h.Reason != "TEXT" || h.Memory.ScopeID != scope || h.Score <= 0 {
+			t.Fatalf("hit %+v", h)
+		}
+	}
+	// Never crosses scopes.
+	other, _, _ := s.createScope(t, "other")
+	if got := s.search(t, other, "zebracorn", false); len(got) != 0 {
+		t.Fatalf("search of another scope found %d", len(got))
+	}
+}
+
+func TestBadInputWritesNothing(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "bad input")
+	store := `mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`
+	cases := []struct {
+		name string
+		in   map[string]any
+	}{
+		{"empty content", map[string]any{"scopeId": scope, "content": ""}},
+		{"blank content", map[string]any{"scopeId": scope, "content": " \n\t"}},
+		{"huge content", map[string]any{"scopeId": scope, "content": strings.Repeat("x", 1<<20+1)}},
+		{"bad scope uuid", map[string]any{"scopeId": "not-a-uuid", "content": "x"}},
+		{"dql in scope id", map[string]any{"scopeId": `"); drop all`, "content": "x"}},
+		{"unknown tier", map[string]any{"scopeId": scope, "content": "x", "suggestedTier": "HEAVEN"}},
+		{"importance out of range", map[string]any{"scopeId": scope, "content": "x", "importance": 2}},
+		{"blank tag", map[string]any{"scopeId": scope, "content": "x", "tags": []string{""}}},
+		{"nul byte", map[string]any{"scopeId": scope, "content": "a\x00b"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { s.fails(t, "INVALID_ARGUMENT", store, map[string]any{"in": c.in}) })
+	}
+	s.fails(t, "NOT_FOUND", store, map[string]any{"in": map[string]any{"scopeId": "6f1c7f0e-1d2b-4c1a-9e55-5f2b8c6a7d10", "content": "x"}})
+	// A batch with one bad input writes none.
+	s.fails(t, "INVALID_ARGUMENT", `mutation($ins: [StoreMemoryInput!]!) { storeMemories(inputs: $ins) { id } }`,
+		map[string]any{"ins": []map[string]any{{"scopeId": scope, "content": "fine"}, {"scopeId": scope, "content": ""}}})
+	var r struct{ Memories struct{ TotalCount int } }
+	s.ok(t, `query($s: ID!) { memories(scopeId: $s) { totalCount } }`, map[string]any{"s": scope}, &r)
+	if r.Memories.TotalCount != 0 {
+		t.Fatalf("bad input wrote %d memories", r.Memories.TotalCount)
+	}
+	s.fails(t, "INVALID_ARGUMENT", `{ memory(id: "x") { id } }`, nil)
+	s.fails(t, "INVALID_ARGUMENT", `{ nosuchfield }`, nil)
+	s.fails(t, "INVALID_ARGUMENT", `query($s: ID!) { searchMemory(scopeId: $s, query: "") { score } }`, map[string]any{"s": scope})
+}
+
+func TestAssociationsAndCrossScopeBan(t *testing.T) {
+	s := theServer(t)
+	s1, _, _ := s.createScope(t, "assoc one")
+	s2, _, _ := s.createScope(t, "assoc two")
+	a := s.store(t, map[string]any{"scopeId": s1, "content": "lighthouse keeper diary"})
+	b := s.store(t, map[string]any{"scopeId": s1, "content": "storm at sea"})
+	x := s.store(t, map[string]any{"scopeId": s2, "content": "foreign memory"})
+	assoc := `mutation($in: AssociateInput!) { associateMemories(input: $in) { sourceId targetId type strength } }`
+	s.fails(t, "CROSS_SCOPE_REFERENCE", assoc, map[string]any{"in": map[string]any{"sourceId": a.ID, "targetId": x.ID, "type": "CAUSAL", "strength": 0.9}})
+	s.fails(t, "INVALID_ARGUMENT", assoc, map[string]any{"in": map[string]any{"sourceId": a.ID, "targetId": b.ID, "type": "CAUSAL", "strength": 1.5}})
+	s.fails(t, "INVALID_ARGUMENT", assoc, map[string]any{"in": map[string]any{"sourceId": a.ID, "targetId": b.ID, "type": "NOPE", "strength": 0.5}})
+	s.ok(t, assoc, map[string]any{"in": map[string]any{"sourceId": a.ID, "targetId": b.ID, "type": "CAUSAL", "strength": 0.6}}, nil)
+	s.fails(t, "CONFLICT", assoc, map[string]any{"in": map[string]any{"sourceId": b.ID, "targetId": a.ID, "type": "CAUSAL", "strength": 0.6}})
+	s.ok(t, assoc, map[string]any{"in": map[string]any{"sourceId": b.ID, "targetId": a.ID, "type": "CAUSAL", "strength": 0.2, "direction": "STRENGTHEN"}}, nil)
+	for _, from := range []memory{a, b} {
+		var r struct {
+			Associations []struct {
+				SourceID, TargetID, Type string
+				Strength                 float64
+			}
+		}
+		s.ok(t, `query($m: ID!) { associations(memoryId: $m) { sourceId targetId type strength } }`, map[string]any{"m": from.ID}, &r)
+		if len(r.Associations) != 1 || r.Associations[0].SourceID != from.ID || fmt.Sprintf("%.2f", r.Associations[0].Strength) != "0.80" {
+			t.Fatalf("from %s: %+v", from.Content, r.Associations)
+		}
+	}
+	var r struct{ Associations []any }
+	s.ok(t, `query($m: ID!) { associations(memoryId: $m) { type } }`, map[string]any{"m": x.ID}, &r)
+	if len(r.Associations) != 0 {
+		t.Fatalf("refused cross-scope association was written")
+	}
+	// Spreading activation: "storm" finds b by text and a through the association.
+	hits := s.search(t, s1, "storm", true)
+	if len(hits) != 2 || hits[0].Memory.ID != b.ID || hits[1].Memory.ID != a.ID || hits[1].Reason != "ASSOCIATION" ||
+		hits[1].Via == nil || hits[1].Via.Type != "CAUSAL" || hits[1].Score >= hits[0].Score {
+		t.Fatalf("spreading activation: %+v", hits)
+	}
+	if got := s.search(t, s1, "storm", false); len(got) != 1 {
+		t.Fatalf("without associations: %d hits, want 1", len(got))
+	}
+}
+
+func TestClaimRetriedOnceHistoryAndTrace(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "claims")
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "the user's birthday is March 3", "sessionId": "sess-1"})
+	claim := `mutation($id: ID!, $r: ID) { claimMemory(id: $id, requestId: $r, sessionId: "sess-1") { ` + memFields + ` } }`
+	var first, again struct{ ClaimMemory memory }
+	s.ok(t, claim, map[string]any{"id": m.ID, "r": "req-claim-1"}, &first)
+	s.ok(t, claim, map[string]any{"id": m.ID, "r": "req-claim-1"}, &again)
+	if !first.ClaimMemory.Claimed || first.ClaimMemory.Salience <= m.Salience || again.ClaimMemory.Version != first.ClaimMemory.Version {
+		t.Fatalf("claim %+v, retry %+v", first.ClaimMemory, again.ClaimMemory)
+	}
+	var h struct {
+		History []struct {
+			Type    string
+			Seq     int
+			Context struct{ SessionID, RequestID, MessageID, CausationID, Timestamp, SourceContext string }
+		}
+	}
+	s.ok(t, `query($id: ID!) { history(memoryId: $id) { type seq context { sessionId requestId messageId causationId timestamp sourceContext } } }`,
+		map[string]any{"id": m.ID}, &h)
+	var types []string
+	for i, e := range h.History {
+		types = append(types, e.Type)
+		c := e.Context
+		if c.SessionID == "" || c.RequestID == "" || c.MessageID == "" || c.CausationID == "" || c.Timestamp == "" || c.SourceContext == "" {
+			t.Fatalf("event %s has an empty context field: %+v", e.Type, c)
+		}
+		if i > 0 && e.Seq <= h.History[i-1].Seq {
+			t.Fatalf("history out of order")
+		}
+	}
+	want := "StoreCommand MemoryStored ClaimCommand MemoryClaimed"
+	if got := strings.Join(types, " "); got != want {
+		t.Fatalf("history = %s, want %s (a retried claim applies once)", got, want)
+	}
+	// The trace of the claim: Cortex's command caused the Hippocampus's MemoryClaimed, which
+	// Salience and Synapse consumed (their touches arrive asynchronously).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var tr struct {
+			Trace struct {
+				Roots []struct {
+					Event    struct{ Type string }
+					Children []struct {
+						Event struct {
+							Type    string
+							Context struct{ CausationID, SessionID string }
+							Touches []struct{ Context string }
+						}
+					}
+				}
+			}
+		}
+		s.ok(t, `{ trace(requestId: "req-claim-1") { roots { event { type } children { event { type context { causationId sessionId } touches { context } } } } } }`, nil, &tr)
+		roots := tr.Trace.Roots
+		if len(roots) != 1 || roots[0].Event.Type != "ClaimCommand" || len(roots[0].Children) != 1 || roots[0].Children[0].Event.Type != "MemoryClaimed" {
+			t.Fatalf("trace = %+v", roots)
+		}
+		child := roots[0].Children[0].Event
+		if child.Context.SessionID != "sess-1" {
+			t.Fatalf("session not propagated: %+v", child.Context)
+		}
+		var touched []string
+		for _, tc := range child.Touches {
+			touched = append(touched, tc.Context)
+		}
+		got := strings.Join(touched, ",")
+		if strings.Contains(got, "Salience") && strings.Contains(got, "Synapse") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MemoryClaimed touches = %q, want Salience and Synapse", got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The same requestId for a different claim is refused.
+	other := s.store(t, map[string]any{"scopeId": scope, "content": "another"})
+	s.fails(t, "CONFLICT", claim, map[string]any{"id": other.ID, "r": "req-claim-1"})
+}
+
+func TestStoreRetriedWithSameRequestID(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "retries")
+	in := map[string]any{"scopeId": scope, "content": "said once", "requestId": "store-req-1"}
+	a, b := s.store(t, in), s.store(t, in)
+	if a.ID != b.ID {
+		t.Fatalf("retry stored a second memory: %s vs %s", a.ID, b.ID)
+	}
+	var r struct{ Memories struct{ TotalCount int } }
+	s.ok(t, `query($s: ID!) { memories(scopeId: $s) { totalCount } }`, map[string]any{"s": scope}, &r)
+	if r.Memories.TotalCount != 1 {
+		t.Fatalf("%d memories after a retry, want 1", r.Memories.TotalCount)
+	}
+}
+
+func TestReclassifyAndDelete(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "lifecycle")
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "quokka sighting on the island"})
+	var r struct{ ReclassifyMemory memory }
+	s.ok(t, `mutation($id: ID!) { reclassifyMemory(input: {id: $id, tier: IDENTITY_CORE, metadata: {why: "core"}, reason: "mind says so"}) { `+memFields+` } }`,
+		map[string]any{"id": m.ID}, &r)
+	if r.ReclassifyMemory.Tier != "IDENTITY_CORE" || r.ReclassifyMemory.Metadata["why"] != "core" {
+		t.Fatalf("reclassified %+v", r.ReclassifyMemory)
+	}
+	var f struct {
+		SearchMemory []ranked
+	}
+	s.ok(t, `query($s: ID!) { searchMemory(scopeId: $s, query: "quokka", filters: {tiers: [IDENTITY_CORE]}) { memory { id tier } } }`, map[string]any{"s": scope}, &f)
+	if len(f.SearchMemory) != 1 {
+		t.Fatalf("tier filter after reclassify: %d hits", len(f.SearchMemory))
+	}
+	s.ok(t, `mutation($id: ID!) { deleteMemory(id: $id, reason: "asked") { id } }`, map[string]any{"id": m.ID}, nil)
+	var l struct{ Memory *memory }
+	s.ok(t, `query($id: ID!) { memory(id: $id) { id } }`, map[string]any{"id": m.ID}, &l)
+	if l.Memory != nil {
+		t.Fatal("deleted memory still loads")
+	}
+	if got := s.search(t, scope, "quokka", false); len(got) != 0 {
+		t.Fatalf("deleted memory still searchable")
+	}
+	var h struct{ History []struct{ Type string } }
+	s.ok(t, `query($id: ID!) { history(memoryId: $id) { type } }`, map[string]any{"id": m.ID}, &h)
+	if last := h.History[len(h.History)-1].Type; last != "MemoryDeleted" {
+		t.Fatalf("last event %s, want MemoryDeleted (audited)", last)
+	}
+	s.fails(t, "NOT_FOUND", `mutation($id: ID!) { deleteMemory(id: $id) { id } }`, map[string]any{"id": m.ID})
+}
+
+// wsClient speaks graphql-transport-ws.
+func subscribeWS(t *testing.T, addr, query string, vars map[string]any) (*websocket.Conn, <-chan map[string]any) {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, resp, err := d.Dial("ws://"+addr+"/query", nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	if resp.Header.Get("Sec-Websocket-Protocol") != "graphql-transport-ws" {
+		t.Fatalf("negotiated protocol %q", resp.Header.Get("Sec-Websocket-Protocol"))
+	}
+	must := func(v any) {
+		if err := conn.WriteJSON(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(map[string]any{"type": "connection_init"})
+	var ack map[string]any
+	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
+		t.Fatalf("ack = %v, %v", ack, err)
+	}
+	must(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query, "variables": vars}})
+	out := make(chan map[string]any, 16)
+	go func() {
+		defer close(out)
+		for {
+			var msg map[string]any
+			if err := conn.ReadJSON(&msg); err != nil {
+				return
+			}
+			switch msg["type"] {
+			case "next":
+				out <- msg["payload"].(map[string]any)
+			case "ping":
+				_ = conn.WriteJSON(map[string]any{"type": "pong"})
+			}
+		}
+	}()
+	return conn, out
+}
+
+func TestMemoryEventsOverWebsocketAndSSE(t *testing.T) {
+	s := theServer(t)
+	scope, _, _ := s.createScope(t, "subscriptions")
+	other, _, _ := s.createScope(t, "subscriptions other")
+	sub := `subscription($s: ID!) { memoryEvents(scopeId: $s) { type scopeId memoryId context { requestId } } }`
+	conn, events := subscribeWS(t, s.addr, sub, map[string]any{"s": scope})
+	defer conn.Close()
+
+	// SSE on the same subscription.
+	body, _ := json.Marshal(map[string]any{"query": sub, "variables": map[string]any{"s": scope}})
+	req, _ := http.NewRequest("POST", "http://"+s.addr+"/query", bytes.NewReader(body))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sse := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if line := sc.Text(); strings.HasPrefix(line, "data:") {
+				sse <- line
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // let both subscriptions register
+
+	s.store(t, map[string]any{"scopeId": other, "content": "not for this subscriber"})
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "pushed to subscribers", "requestId": "sub-req"})
+	var got []string
+	timeout := time.After(5 * time.Second)
+	for len(got) < 2 {
+		select {
+		case p := <-events:
+			ev := p["data"].(map[string]any)["memoryEvents"].(map[string]any)
+			if ev["scopeId"] != scope {
+				t.Fatalf("event of another scope delivered: %v", ev)
+			}
+			if ev["memoryId"] == m.ID {
+				got = append(got, ev["type"].(string))
+			}
+		case <-timeout:
+			t.Fatalf("websocket got %v within 5s, want StoreCommand and MemoryStored", got)
+		}
+	}
+	if strings.Join(got, " ") != "StoreCommand MemoryStored" {
+		t.Fatalf("websocket events %v", got)
+	}
+	select {
+	case line := <-sse:
+		if !strings.Contains(line, scope) {
+			t.Fatalf("SSE event %s", line)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no SSE event within 5s")
+	}
+}
+
+func TestIndexRebuiltFromEventLog(t *testing.T) {
+	if shared != nil {
+		// The embedded engine is one per process: this test needs its own server, so it runs
+		// only when it is the first to start one (go test -run TestIndexRebuilt...) or
+		// through TestRestart below.
+	}
+	t.Run("restart", testRestart)
+}
+
+func testRestart(t *testing.T) {
+	if shared != nil {
+		shared.cancel()
+		<-shared.done
+		shared, sharedOnce = nil, sync.Once{}
+	}
+	dir := t.TempDir()
+	sf := storeFlags{store: "file://" + dir}
+	s := startServer(t, sf)
+	scope, _, _ := s.createScope(t, "restart")
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "narwhal tusks are teeth"})
+	s.stop(t)
+
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	s = startServer(t, sf)
+	defer s.stop(t)
+	hits := s.search(t, scope, "narwhal", false)
+	if len(hits) != 1 || hits[0].Memory.ID != m.ID {
+		t.Fatalf("after deleting the index and restarting: %+v", hits)
+	}
+	// And the graph kept everything.
+	var r struct{ Memory memory }
+	s.ok(t, `query($id: ID!) { memory(id: $id) { `+memFields+` } }`, map[string]any{"id": m.ID}, &r)
+	if r.Memory.Content != m.Content {
+		t.Fatalf("after restart: %+v", r.Memory)
+	}
+}

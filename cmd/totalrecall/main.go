@@ -1,0 +1,217 @@
+// Command totalrecall is the memory server and its operations CLI. main only parses flags and
+// wires the parts together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/graph"
+	"github.com/totalrecall/totalrecall/resolvers"
+	"github.com/totalrecall/totalrecall/search"
+)
+
+const usage = `totalrecall — a graph-native memory server for minds
+
+Usage:
+  totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
+  totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
+  totalrecall bench   [flags]                         measure store and search speed (see --help)
+  totalrecall version
+
+The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
+graph lives in PATH/graph, the search index in PATH/index); dgraph://HOST:PORT connects to a
+Dgraph cluster (options: ?sslmode=disable|require|verify-ca, bearertoken=..., user:pass@ for
+ACL), and the search index lives in --index (default ./data/index).
+`
+
+var version = "dev"
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "totalrecall:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "reindex":
+		return reindex(args[1:], stdout)
+	case "bench":
+		return bench(args[1:], stdout)
+	case "version":
+		fmt.Fprintln(stdout, "totalrecall", version)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// storeFlags are the flags every command that opens the data shares.
+type storeFlags struct {
+	store string
+	index string
+}
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
+	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
+}
+
+// paths returns the store URI to open and the index folder.
+func (f *storeFlags) paths() (string, string, error) {
+	switch {
+	case strings.HasPrefix(f.store, "file://"):
+		root := strings.TrimPrefix(f.store, "file://")
+		if root == "" {
+			return "", "", errors.New("--store file:// needs a path")
+		}
+		idx := f.index
+		if idx == "" {
+			idx = filepath.Join(root, "index")
+		}
+		return "file://" + filepath.Join(root, "graph"), idx, nil
+	case strings.HasPrefix(f.store, "dgraph://"):
+		idx := f.index
+		if idx == "" {
+			idx = filepath.Join("data", "index")
+		}
+		return f.store, idx, nil
+	}
+	return "", "", fmt.Errorf("--store %q: use file://PATH or dgraph://HOST:PORT", f.store)
+}
+
+// open opens the store, the index and the Cortex over them.
+func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Store, *search.Index, *cortex.Cortex, error) {
+	uri, idxDir, err := f.paths()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := graph.Open(ctx, uri)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	idx, err := search.Open(idxDir)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger})
+	if err != nil {
+		idx.Close()
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return st, idx, cx, nil
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var sf storeFlags
+	sf.register(fs)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveOn(ctx, sf, *addr, stdout, logger, nil)
+}
+
+// serveOn runs the server until ctx ends. The listener answers 503 until the store and index
+// are ready; started, if given, receives the bound address once they are.
+func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, logger *slog.Logger, started chan<- string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	var ready atomic.Bool
+	var h atomic.Pointer[http.Handler]
+	var starting http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+	})
+	h.Store(&starting)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*h.Load()).ServeHTTP(w, r)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+
+	st, idx, cx, err := sf.open(ctx, logger)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	api := resolvers.NewHandler(cx, ready.Load)
+	h.Store(&api)
+	ready.Store(true)
+	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s)\n", ln.Addr(), ln.Addr(), sf.store)
+	if started != nil {
+		started <- ln.Addr().String()
+	}
+
+	<-ctx.Done()
+	logger.Info("shutting down")
+	ready.Store(false)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	srv.Close() // ends hijacked websocket connections too
+	cx.Close()
+	idx.Close()
+	st.Close()
+	return nil
+}
+
+func reindex(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
+	var sf storeFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	_, idxDir, err := sf.paths()
+	if err != nil {
+		return err
+	}
+	// Rebuilding is dropping the derived index and letting the Cortex catch up from the log.
+	if err := os.RemoveAll(idxDir); err != nil {
+		return err
+	}
+	start := time.Now()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, idx, cx, err := sf.open(context.Background(), logger)
+	if err != nil {
+		return err
+	}
+	n, _ := idx.Count()
+	cx.Close()
+	idx.Close()
+	st.Close()
+	fmt.Fprintf(stdout, "reindexed %d memories in %s\n", n, time.Since(start).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,316 @@
+package cortex
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/domain/recall"
+)
+
+// The event subscriptions of seed 000: which context consumes which events (and so records a
+// touch on them).
+var subscriptions = map[string][]domain.EventType{
+	domain.CtxSalience: {domain.EvMemoryStored, domain.EvMemoryAccessed, domain.EvMemoryClaimed},
+	domain.CtxSynapse:  {domain.EvMemoryStored, domain.EvMemoryClaimed, domain.EvMemoryReclassified},
+}
+
+// catchUp brings the index up to the log's head before the server answers: deleting the index
+// folder loses nothing, the log rebuilds it.
+func (c *Cortex) catchUp(ctx context.Context) error {
+	wm, err := c.index.Watermark()
+	if err != nil {
+		return err
+	}
+	head := c.log.Head()
+	if wm > head {
+		// The index is ahead of the graph it derives from (the graph was replaced): rebuild.
+		c.logger.Warn("search index is ahead of the event log; rebuilding", "index", wm, "log", head)
+		if err := c.index.Reset(); err != nil {
+			return err
+		}
+		wm = 0
+	}
+	start := time.Now()
+	n := 0
+	for wm < head {
+		evs, err := c.store.EventsSince(ctx, wm, 2000)
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			break
+		}
+		if err := c.applyToIndex(ctx, evs, false); err != nil {
+			return err
+		}
+		wm = evs[len(evs)-1].Seq
+		n += len(evs)
+	}
+	if n > 0 {
+		c.logger.Info("search index caught up", "events", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// applyToIndex applies events to the index in order and moves its watermark past them.
+func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bool) error {
+	var puts []domain.IndexDoc
+	var reload []string
+	flush := func() error {
+		if len(reload) > 0 {
+			ms, err := c.store.Memories(ctx, reload)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				puts = append(puts, docOf(m))
+			}
+			reload = nil
+		}
+		if len(puts) > 0 {
+			if err := c.index.Put(ctx, puts); err != nil {
+				return err
+			}
+			puts = nil
+		}
+		return nil
+	}
+	for _, e := range evs {
+		switch e.Type {
+		case domain.EvMemoryStored:
+			if d, ok := docFromPayload(e); ok {
+				puts = append(puts, d)
+			} else {
+				reload = append(reload, e.MemoryID)
+			}
+		case domain.EvMemoryReclassified, domain.EvTierChanged:
+			reload = append(reload, e.MemoryID)
+		case domain.EvMemoryDeleted:
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := c.index.Remove(ctx, []string{e.MemoryID}); err != nil {
+				return err
+			}
+		default:
+			continue
+		}
+		if touch {
+			c.touches.add(e.ID(), domain.CtxIndex)
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return c.index.SetWatermark(evs[len(evs)-1].Seq)
+}
+
+func docFromPayload(e *domain.Event) (domain.IndexDoc, bool) {
+	p := e.Payload
+	content, ok := p["content"].(string)
+	if !ok {
+		return domain.IndexDoc{}, false
+	}
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	when := func(k string) time.Time { t, _ := time.Parse(time.RFC3339Nano, str(k)); return t }
+	var tags []string
+	if raw, ok := p["tags"].([]any); ok {
+		for _, t := range raw {
+			if s, ok := t.(string); ok {
+				tags = append(tags, s)
+			}
+		}
+	}
+	return domain.IndexDoc{ID: e.MemoryID, ScopeID: e.ScopeID, Content: content, Tags: tags,
+		Kind: domain.MemoryKind(str("kind")), Tier: domain.Tier(str("tier")), State: domain.LifecycleState(str("state")),
+		OccurredAt: when("occurredAt"), CreatedAt: when("createdAt")}, true
+}
+
+func (c *Cortex) startConsumers(ctx context.Context) {
+	run := func(name string, fn func(context.Context, []*domain.Event) error, from uint64) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			_ = c.log.Follow(ctx, from, func(ctx context.Context, evs []*domain.Event) error {
+				if err := fn(ctx, evs); err != nil {
+					c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)
+					return err
+				}
+				return nil
+			})
+		}()
+	}
+	wm, _ := c.index.Watermark()
+	run(domain.CtxIndex, func(ctx context.Context, evs []*domain.Event) error { return c.applyToIndex(ctx, evs, true) }, wm)
+	head := c.log.Head()
+	for name, types := range subscriptions {
+		name, types := name, types
+		run(name, func(ctx context.Context, evs []*domain.Event) error {
+			for _, e := range evs {
+				for _, t := range types {
+					if e.Type == t {
+						c.touches.add(e.ID(), name)
+					}
+				}
+			}
+			return nil
+		}, head)
+	}
+}
+
+// touchRecorder batches touches into few writes.
+type touchRecorder struct {
+	store  domain.Store
+	logger *slog.Logger
+	mu     sync.Mutex
+	buf    map[string][]domain.Touch
+	wake   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newTouchRecorder(st domain.Store, lg *slog.Logger) *touchRecorder {
+	r := &touchRecorder{store: st, logger: lg, buf: map[string][]domain.Touch{}, wake: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go r.run()
+	return r
+}
+
+func (r *touchRecorder) add(messageID, ctxName string) {
+	r.mu.Lock()
+	r.buf[messageID] = append(r.buf[messageID], domain.Touch{Context: ctxName, At: time.Now().UTC()})
+	n := len(r.buf)
+	r.mu.Unlock()
+	if n >= 500 {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *touchRecorder) run() {
+	defer close(r.done)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			r.flush()
+			return
+		case <-t.C:
+		case <-r.wake:
+		}
+		r.flush()
+	}
+}
+
+func (r *touchRecorder) flush() {
+	r.mu.Lock()
+	buf := r.buf
+	r.buf = map[string][]domain.Touch{}
+	r.mu.Unlock()
+	if len(buf) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.store.RecordTouches(ctx, buf); err != nil {
+		r.logger.Error("recording touches failed", "err", err, "messages", len(buf))
+	}
+}
+
+func (r *touchRecorder) close() {
+	close(r.stop)
+	<-r.done
+}
+
+// accessRecorder writes the messages of searches — the SearchQuery and one MemoryAccessed per
+// returned memory — in batches, off the search's path.
+type accessRecorder struct {
+	store  domain.Store
+	log    interface{ Kick() }
+	logger *slog.Logger
+	mu     sync.Mutex
+	acc    []domain.Access
+	evs    []*domain.Event
+	wake   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newAccessRecorder(st domain.Store, lg interface{ Kick() }, logger *slog.Logger) *accessRecorder {
+	r := &accessRecorder{store: st, log: lg, logger: logger, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go r.run()
+	return r
+}
+
+func (r *accessRecorder) searched(tc domain.TransactionContext, in SearchInput, res []*recall.RankedMemory, h *hippocampus.Hippocampus) {
+	q := command(domain.MsgSearchQuery, in.ScopeID, "", tc, domain.CtxRecall, map[string]any{
+		"query": in.Query, "maxResults": in.MaxResults, "includeAssociations": in.IncludeAssociations, "results": len(res)})
+	// Recall asks the Hippocampus for the matches; the Hippocampus publishes their retrieval.
+	match := tc.Derive(domain.CtxRecall, tc.Timestamp)
+	mq := &domain.Event{Type: "MemoryMatchRequest", ScopeID: in.ScopeID, Context: match,
+		Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: tc.Timestamp}}}
+	evs := []*domain.Event{q, mq}
+	acc := make([]domain.Access, 0, len(res))
+	for _, rm := range res {
+		m := rm.Memory.Clone()
+		evs = append(evs, h.Access(m, match))
+		acc = append(acc, domain.Access{MemoryID: m.ID, At: *m.LastAccessedAt})
+	}
+	r.mu.Lock()
+	r.acc = append(r.acc, acc...)
+	r.evs = append(r.evs, evs...)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *accessRecorder) run() {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.stop:
+			r.flush()
+			return
+		case <-r.wake:
+		}
+		r.flush()
+		// Let a few more searches gather before the next write.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (r *accessRecorder) flush() {
+	r.mu.Lock()
+	acc, evs := r.acc, r.evs
+	r.acc, r.evs = nil, nil
+	r.mu.Unlock()
+	if len(evs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var err error
+	if ar, ok := r.store.(domain.AccessRecorder); ok {
+		err = ar.RecordAccesses(ctx, acc, evs)
+	} else {
+		err = r.store.AppendEvents(ctx, evs)
+	}
+	if err != nil {
+		r.logger.Error("recording search accesses failed", "err", err)
+	}
+	r.log.Kick()
+}
+
+func (r *accessRecorder) close() {
+	close(r.stop)
+	<-r.done
+}

@@ -1,0 +1,227 @@
+// Package eventlog is the Memory Event Store as the bounded contexts see it: it follows the
+// store's event log in Seq order and hands every event, exactly in order, to each subscriber.
+// The log in the graph is the truth; a subscriber that falls behind or starts late reads from it,
+// so nothing is lost, and a slow subscriber only slows itself — never a writer.
+package eventlog
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+const (
+	keep      = 8192 // recent events kept in memory for subscribers
+	fetchSize = 1000
+)
+
+// Log follows the store's events. Safe for concurrent use.
+type Log struct {
+	store domain.Store
+	poll  time.Duration
+
+	mu     sync.Mutex
+	recent []*domain.Event // contiguous, ascending Seq, ending at head
+	head   uint64
+	notify chan struct{} // closed and replaced when head moves
+
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Open starts following the store from its current head. poll is how often it looks for
+// events written by other servers; local writers call Kick to be seen at once.
+func Open(ctx context.Context, st domain.Store, poll time.Duration) (*Log, error) {
+	head, err := st.LastSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	l := &Log{store: st, poll: poll, head: head, notify: make(chan struct{}),
+		kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	go l.run(cctx)
+	return l, nil
+}
+
+// Close stops following; subscriptions end.
+func (l *Log) Close() {
+	l.cancel()
+	<-l.done
+}
+
+// Kick tells the log that events were just committed.
+func (l *Log) Kick() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Head is the Seq of the newest event the log has seen.
+func (l *Log) Head() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.head
+}
+
+// WaitFor blocks until the log has seen seq (or ctx ends).
+func (l *Log) WaitFor(ctx context.Context, seq uint64) error {
+	for {
+		l.mu.Lock()
+		head, ch := l.head, l.notify
+		l.mu.Unlock()
+		if head >= seq {
+			return nil
+		}
+		l.Kick()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (l *Log) run(ctx context.Context) {
+	defer close(l.done)
+	t := time.NewTicker(l.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.kick:
+		case <-t.C:
+		}
+		for {
+			n, err := l.fetch(ctx)
+			if err != nil || n < fetchSize {
+				break
+			}
+		}
+	}
+}
+
+func (l *Log) fetch(ctx context.Context) (int, error) {
+	l.mu.Lock()
+	head := l.head
+	l.mu.Unlock()
+	evs, err := l.store.EventsSince(ctx, head, fetchSize)
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	// Only a contiguous run is taken: a gap means a commit not yet visible here.
+	n := 0
+	for _, e := range evs {
+		if e.Seq != head+uint64(n)+1 {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	l.mu.Lock()
+	l.recent = append(l.recent, evs[:n]...)
+	if len(l.recent) > keep {
+		l.recent = append([]*domain.Event(nil), l.recent[len(l.recent)-keep:]...)
+	}
+	l.head = evs[n-1].Seq
+	close(l.notify)
+	l.notify = make(chan struct{})
+	l.mu.Unlock()
+	return n, nil
+}
+
+// after returns up to max events with Seq > seq, and the channel that closes when more arrive.
+func (l *Log) after(ctx context.Context, seq uint64, max int) ([]*domain.Event, <-chan struct{}, error) {
+	l.mu.Lock()
+	head, ch := l.head, l.notify
+	if seq >= head {
+		l.mu.Unlock()
+		return nil, ch, nil
+	}
+	if len(l.recent) > 0 && l.recent[0].Seq <= seq+1 {
+		i := int(seq + 1 - l.recent[0].Seq)
+		j := min(len(l.recent), i+max)
+		out := append([]*domain.Event(nil), l.recent[i:j]...)
+		l.mu.Unlock()
+		return out, ch, nil
+	}
+	l.mu.Unlock()
+	// Older than what is kept: read the log in the graph, never past head.
+	evs, err := l.store.EventsSince(ctx, seq, min(max, int(head-seq)))
+	if err != nil {
+		return nil, ch, err
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if e.Seq <= head {
+			out = append(out, e)
+		}
+	}
+	return out, ch, nil
+}
+
+// Follow calls fn with every batch of events after seq, in order, until ctx ends or fn fails.
+// A failed batch is retried after a pause, so a consumer never skips an event.
+func (l *Log) Follow(ctx context.Context, seq uint64, fn func(ctx context.Context, evs []*domain.Event) error) error {
+	for {
+		evs, ch, err := l.after(ctx, seq, fetchSize)
+		if err == nil && len(evs) > 0 {
+			if err = fn(ctx, evs); err == nil {
+				seq = evs[len(evs)-1].Seq
+				continue
+			}
+		}
+		if err != nil {
+			ch = nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-time.After(l.poll):
+		}
+	}
+}
+
+// Subscribe streams the events after seq that keep returns true for. The channel closes when
+// ctx ends or the log closes.
+func (l *Log) Subscribe(ctx context.Context, seq uint64, keep func(*domain.Event) bool) <-chan *domain.Event {
+	out := make(chan *domain.Event, 64)
+	go func() {
+		defer close(out)
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-l.done:
+			}
+			close(done)
+		}()
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() { <-done; cancel() }()
+		_ = l.Follow(cctx, seq, func(ctx context.Context, evs []*domain.Event) error {
+			for _, e := range evs {
+				if keep != nil && !keep(e) {
+					continue
+				}
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}()
+	return out
+}

@@ -1,0 +1,225 @@
+// Package recall is the Recall context: it answers searches by combining full-text relevance
+// with salience, and spreads activation along strong associations.
+//
+// Ranking (documented in the README and tested):
+//
+//	text hit:        score = Wt·(bm25 / best bm25 of the query) + Ws·salience     Wt=0.7, Ws=0.3
+//	association hit: score = parent score · strength · Decay                     Decay=0.5
+//
+// Association hits are the neighbours, over associations of at least MinStrength, of the best
+// text hits; a memory reached both ways keeps its better score. Results never cross scopes:
+// the index is queried per scope and every association lies within one scope.
+package recall
+
+import (
+	"context"
+	"sort"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Weights of the ranking formula.
+const (
+	WText       = 0.7
+	WSalience   = 0.3
+	Decay       = 0.5
+	MinStrength = 0.5
+)
+
+// Reason says why a result is there.
+type Reason string
+
+const (
+	ReasonText        Reason = "TEXT"
+	ReasonAssociation Reason = "ASSOCIATION"
+)
+
+// RankedMemory is one search result with the parts of its score.
+type RankedMemory struct {
+	Memory     *domain.Memory
+	Score      float64
+	Reason     Reason
+	TextScore  float64 // normalised bm25, 0..1 (text hits)
+	Salience   float64
+	Activation float64 // association hits: parent score · strength · Decay
+	Via        *domain.Association
+}
+
+// Query is a SearchQuery's payload.
+type Query struct {
+	ScopeID             string
+	Text                string
+	MaxResults          int
+	Filter              domain.MemoryFilter
+	IncludeAssociations bool
+}
+
+// Recall searches memories. Safe for concurrent use.
+type Recall struct {
+	Store domain.Store
+	Index domain.Index
+}
+
+// Search runs q. Errors: INVALID_ARGUMENT.
+func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
+	limit := q.MaxResults
+	// Archived memories leave search unless asked for; claimed is filtered after loading.
+	f := q.Filter
+	if len(f.States) == 0 {
+		f.States = []domain.LifecycleState{domain.StateActive}
+	}
+	over := limit * 3
+	if over < 30 {
+		over = 30
+	}
+	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: over, Filter: f})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	ms, err := r.Store.Memories(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*domain.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	best := 0.0
+	if len(hits) > 0 {
+		best = hits[0].Score
+	}
+	results := map[string]*RankedMemory{}
+	var order []*RankedMemory
+	for _, h := range hits {
+		m := byID[h.ID]
+		if m == nil || m.ScopeID != q.ScopeID || !keep(m, f) {
+			continue // deleted, changed since indexed, or filtered
+		}
+		text := 0.0
+		if best > 0 {
+			text = h.Score / best
+		}
+		rm := &RankedMemory{Memory: m, Reason: ReasonText, TextScore: text, Salience: m.Salience,
+			Score: WText*text + WSalience*m.Salience}
+		results[m.ID] = rm
+		order = append(order, rm)
+	}
+	sortRanked(order)
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	if q.IncludeAssociations {
+		order, err = r.spread(ctx, q, f, order, results)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+func (r *Recall) spread(ctx context.Context, q Query, f domain.MemoryFilter, top []*RankedMemory, seen map[string]*RankedMemory) ([]*RankedMemory, error) {
+	cand := map[string]*RankedMemory{}
+	for _, parent := range top {
+		as, err := r.Store.Associations(ctx, parent.Memory.ID, nil, MinStrength)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			if a.ScopeID != q.ScopeID {
+				continue
+			}
+			act := parent.Score * a.Strength * Decay
+			if prev, ok := seen[a.TargetID]; ok && prev.Score >= act {
+				continue
+			}
+			if c, ok := cand[a.TargetID]; ok && c.Score >= act {
+				continue
+			}
+			cand[a.TargetID] = &RankedMemory{Reason: ReasonAssociation, Activation: act, Score: act, Via: a}
+		}
+	}
+	if len(cand) == 0 {
+		return top, nil
+	}
+	ids := make([]string, 0, len(cand))
+	for id := range cand {
+		ids = append(ids, id)
+	}
+	ms, err := r.Store.Memories(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := top
+	for _, m := range ms {
+		if m.ScopeID != q.ScopeID || !keep(m, f) {
+			continue
+		}
+		c := cand[m.ID]
+		c.Memory, c.Salience = m, m.Salience
+		if prev, ok := seen[m.ID]; ok {
+			// Reached both ways: replace the weaker text entry.
+			for i, x := range out {
+				if x == prev {
+					out = append(out[:i], out[i+1:]...)
+					break
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	sortRanked(out)
+	if len(out) > q.MaxResults {
+		out = out[:q.MaxResults]
+	}
+	return out, nil
+}
+
+func sortRanked(rs []*RankedMemory) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Score != rs[j].Score {
+			return rs[i].Score > rs[j].Score
+		}
+		return rs[i].Memory.ID < rs[j].Memory.ID
+	})
+}
+
+// keep applies the filters the index cannot know fresh: state, tier and claim may have changed.
+func keep(m *domain.Memory, f domain.MemoryFilter) bool {
+	if f.Claimed != nil && m.Claimed != *f.Claimed {
+		return false
+	}
+	if len(f.States) > 0 && !contains(f.States, m.State) {
+		return false
+	}
+	if len(f.Tiers) > 0 && !contains(f.Tiers, m.Tier) {
+		return false
+	}
+	if len(f.Kinds) > 0 && !contains(f.Kinds, m.Kind) {
+		return false
+	}
+	if f.From != nil && m.OccurredAt.Before(*f.From) {
+		return false
+	}
+	if f.To != nil && !m.OccurredAt.Before(*f.To) {
+		return false
+	}
+	for _, t := range f.Tags {
+		if !contains(m.Tags, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains[T comparable](xs []T, v T) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

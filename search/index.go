@@ -1,0 +1,280 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// DefaultMaxBatch is the default largest number of documents the writer puts in one Bleve batch.
+const DefaultMaxBatch = 1000
+
+// Keys of the values kept in Bleve's internal storage.
+var (
+	keyWatermark = []byte("totalrecall.watermark")
+	keySchema    = []byte("totalrecall.schema")
+)
+
+// metaFile is the file Bleve keeps at the root of every index folder.
+const metaFile = "index_meta.json"
+
+// Option configures Open.
+type Option func(*config)
+
+type config struct {
+	maxBatch int
+}
+
+// WithMaxBatch sets the largest number of documents (or removals) the writer groups into one
+// Bleve batch; n <= 0 keeps DefaultMaxBatch. A single Put larger than n is split into batches
+// of n.
+func WithMaxBatch(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxBatch = n
+		}
+	}
+}
+
+var _ domain.Index = (*Index)(nil)
+
+// Index is the on-disk full-text index of memories. It is safe for concurrent use: any number
+// of goroutines may Put, Remove, Search and so on at the same time. All writes go through one
+// writer goroutine that groups the pending requests of every caller into a single Bleve batch.
+type Index struct {
+	dir      string
+	maxBatch int
+	mapping  *mapping.IndexMappingImpl
+
+	// mu guards idx. Searches and counts hold it shared; Reset (run by the writer) and Close
+	// hold it exclusively while they swap the Bleve index. The writer reads idx without it, as
+	// it is the only goroutine that changes idx while the Index is open.
+	mu  sync.RWMutex
+	idx bleve.Index // nil once closed, or after a Reset that failed to recreate the index
+
+	watermark atomic.Uint64 // cache of the persisted watermark
+	closed    atomic.Bool
+
+	ops       chan *op      // unbuffered: a send succeeds only when the writer takes the request
+	quit      chan struct{} // closed by Close
+	done      chan struct{} // closed when the writer has returned
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the index in dir, or creates it (and dir) when dir holds no index. A folder that
+// exists but holds something other than an index is refused, since Reset deletes the folder.
+// An index built with another mapping version is rebuilt empty, with watermark 0, so the
+// caller replays the event log into it.
+func Open(dir string, opts ...Option) (*Index, error) {
+	cfg := config{maxBatch: DefaultMaxBatch}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if dir == "" {
+		return nil, domain.FieldErrorf("dir", "must not be empty")
+	}
+	idx, err := openOrCreate(dir)
+	if err != nil {
+		return nil, err
+	}
+	wm, err := idx.GetInternal(keyWatermark)
+	if err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("search: read watermark: %w", err)
+	}
+	i := &Index{
+		dir:      dir,
+		maxBatch: cfg.maxBatch,
+		mapping:  newMapping(),
+		idx:      idx,
+		ops:      make(chan *op),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	if len(wm) == 8 {
+		i.watermark.Store(binary.BigEndian.Uint64(wm))
+	}
+	go i.run()
+	return i, nil
+}
+
+// openOrCreate opens the index in dir, creating it when missing and rebuilding it when its
+// schema version differs.
+func openOrCreate(dir string) (bleve.Index, error) {
+	if _, err := os.Stat(filepath.Join(dir, metaFile)); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if len(entries) > 0 {
+			return nil, fmt.Errorf("search: %s is not empty and holds no index", dir)
+		}
+		return create(dir)
+	}
+	idx, err := bleve.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("search: open %s: %w", dir, err)
+	}
+	v, err := idx.GetInternal(keySchema)
+	if err == nil && string(v) == schemaVersion {
+		return idx, nil
+	}
+	// Another mapping (or an unreadable marker): the index is derived data, rebuild it.
+	_ = idx.Close()
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("search: remove outdated index: %w", err)
+	}
+	return create(dir)
+}
+
+// create makes a new, empty index in dir (which must hold no index).
+func create(dir string) (bleve.Index, error) {
+	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, bleve.Config.DefaultKVStore, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search: create %s: %w", dir, err)
+	}
+	if err := idx.SetInternal(keySchema, []byte(schemaVersion)); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("search: create %s: %w", dir, err)
+	}
+	return idx, nil
+}
+
+func unavailable() error { return domain.Errorf(domain.EUNAVAILABLE, "search index is closed") }
+
+// Put adds or replaces documents. Concurrent calls are grouped into one Bleve batch; Put
+// returns when its documents are committed (and searchable), with the error of that batch.
+// A Put larger than the maximum batch is committed in several batches, so an error may leave
+// part of it applied. When ctx ends first Put returns ctx.Err(); the documents may or may not
+// be applied.
+func (i *Index) Put(ctx context.Context, docs []domain.IndexDoc) error {
+	if i.closed.Load() {
+		return unavailable()
+	}
+	for k := range docs {
+		if docs[k].ID == "" {
+			return domain.FieldErrorf("id", "document %d has no id", k)
+		}
+		if docs[k].ScopeID == "" {
+			return domain.FieldErrorf("scopeId", "document %q has no scope", docs[k].ID)
+		}
+	}
+	for len(docs) > 0 {
+		n := min(len(docs), i.maxBatch)
+		// Mapping (reflection, field building) runs here, in parallel across callers; the
+		// writer only analyses and writes.
+		mapped := make([]*document.Document, n)
+		for k, d := range docs[:n] {
+			doc := document.NewDocument(d.ID)
+			if err := i.mapping.MapDocument(doc, toBleve(d)); err != nil {
+				return fmt.Errorf("search: map document %q: %w", d.ID, err)
+			}
+			mapped[k] = doc
+		}
+		if err := i.submit(ctx, &op{kind: opPut, docs: mapped, n: n}); err != nil {
+			return err
+		}
+		docs = docs[n:]
+	}
+	return nil
+}
+
+// Remove deletes documents by id; unknown ids are ignored. Concurrent calls are grouped like Put.
+func (i *Index) Remove(ctx context.Context, ids []string) error {
+	if i.closed.Load() {
+		return unavailable()
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), i.maxBatch)
+		if err := i.submit(ctx, &op{kind: opRemove, ids: ids[:n], n: n}); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// RemoveScope deletes every document of a scope, in batches. Writes submitted before it are
+// applied first, writes submitted after it wait for it.
+func (i *Index) RemoveScope(ctx context.Context, scopeID string) error {
+	if scopeID == "" {
+		return domain.FieldErrorf("scopeId", "must not be empty")
+	}
+	return i.submit(ctx, &op{kind: opRemoveScope, scope: scopeID})
+}
+
+// Watermark returns the Seq of the last event applied in order, as last set by SetWatermark
+// (0 for a new or reset index).
+func (i *Index) Watermark() (uint64, error) {
+	if i.closed.Load() {
+		return 0, unavailable()
+	}
+	return i.watermark.Load(), nil
+}
+
+// SetWatermark persists seq as the watermark. It rides in the writer's next batch together
+// with any pending documents, and costs nothing when seq is already the watermark.
+func (i *Index) SetWatermark(seq uint64) error {
+	if i.closed.Load() {
+		return unavailable()
+	}
+	if i.watermark.Load() == seq {
+		return nil
+	}
+	return i.submit(context.Background(), &op{kind: opWatermark, seq: seq})
+}
+
+// Reset empties the index and sets its watermark to 0: it closes the Bleve index, deletes its
+// folder and creates a new one. Writes submitted before it are applied first; searches wait.
+func (i *Index) Reset() error {
+	return i.submit(context.Background(), &op{kind: opReset})
+}
+
+// Count returns the number of documents.
+func (i *Index) Count() (uint64, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.idx == nil {
+		return 0, unavailable()
+	}
+	n, err := i.idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("search: count: %w", err)
+	}
+	return n, nil
+}
+
+// Close waits for the writer to finish the requests it has taken and closes the index. It is
+// idempotent; every other method returns UNAVAILABLE afterwards.
+func (i *Index) Close() error {
+	i.closeOnce.Do(func() {
+		i.closed.Store(true)
+		close(i.quit)
+		<-i.done
+		i.mu.Lock()
+		defer i.mu.Unlock()
+		if i.idx != nil {
+			if err := i.idx.Close(); err != nil {
+				i.closeErr = fmt.Errorf("search: close: %w", err)
+			}
+			i.idx = nil
+		}
+	})
+	return i.closeErr
+}

@@ -1,0 +1,213 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Limits of a search.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 10000
+)
+
+// Scoring of the text: every hit matches at least one word of the text in the stemmed content
+// field; matching the exact word forms and the words as a phrase add to the score.
+const (
+	exactBoost  = 0.5
+	phraseBoost = 2.0
+	// maxPhraseTokens bounds the phrase boost: a phrase of more words than this almost never
+	// matches and costs a position check per candidate.
+	maxPhraseTokens = 16
+)
+
+// contentAnalyzer is the analyser of FieldContent, used to see what a query text boils down to.
+var contentAnalyzer analysis.Analyzer = newMapping().AnalyzerNamed(en.AnalyzerName)
+
+// Search returns the best matches of q.Text within q.ScopeID, best first, with Bleve's score.
+// The text is analysed as plain words (never as query-string syntax); documents match when
+// they contain any of its words after stemming. Filters of q.Filter narrow the hits, except
+// Claimed, which the index does not hold (the caller filters on it). A text that is empty or
+// only whitespace is INVALID_ARGUMENT; a text with no searchable word (only stop words or
+// punctuation) finds nothing.
+func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
+	bq, err := BleveQuery(q)
+	if err != nil || bq == nil {
+		return nil, err
+	}
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.idx == nil {
+		return nil, unavailable()
+	}
+	res, err := i.idx.SearchInContext(ctx, newRequest(bq, q.Limit))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits := make([]domain.IndexHit, len(res.Hits))
+	for k, h := range res.Hits {
+		hits[k] = domain.IndexHit{ID: h.ID, Score: h.Score}
+	}
+	return hits, nil
+}
+
+// newRequest asks for the best limit hits, ties broken by id so results are stable.
+func newRequest(q query.Query, limit int) *bleve.SearchRequest {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	return req
+}
+
+// BleveQuery returns the Bleve query Search runs for q, for use on an index built with
+// Mapping(). It returns a nil query (and no error) when q can match nothing, such as a text of
+// stop words only or an empty time window.
+func BleveQuery(q domain.IndexQuery) (query.Query, error) {
+	if q.ScopeID == "" {
+		return nil, domain.FieldErrorf("scopeId", "must not be empty")
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, domain.FieldErrorf("query", "must not be empty")
+	}
+	tokens := contentAnalyzer.Analyze([]byte(q.Text))
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	filters, none := filterClauses(q.Filter)
+	if none {
+		return nil, nil
+	}
+
+	scope := query.NewTermQuery(q.ScopeID)
+	scope.SetField(FieldScope)
+	// Match queries analyse the text with the field's analyser and OR the words together:
+	// the text is never parsed, so + - : ^ " ~ * ? and the like are plain characters.
+	match := query.NewMatchQuery(q.Text)
+	match.SetField(FieldContent)
+	match.Analyzer = en.AnalyzerName
+
+	bq := query.NewBooleanQuery(nil, nil, nil)
+	bq.AddMust(scope, match)
+
+	exact := query.NewMatchQuery(q.Text)
+	exact.SetField(FieldExact)
+	exact.Analyzer = standard.Name
+	exact.SetBoost(exactBoost)
+	bq.AddShould(exact)
+	if positions := distinctPositions(tokens); positions >= 2 && len(tokens) <= maxPhraseTokens {
+		phrase := query.NewMatchPhraseQuery(q.Text)
+		phrase.SetField(FieldContent)
+		phrase.Analyzer = en.AnalyzerName
+		phrase.SetBoost(phraseBoost)
+		bq.AddShould(phrase)
+	}
+
+	switch len(filters) {
+	case 0:
+	case 1:
+		bq.AddFilter(filters[0])
+	default:
+		bq.AddFilter(query.NewConjunctionQuery(filters))
+	}
+	return bq, nil
+}
+
+func distinctPositions(tokens analysis.TokenStream) int {
+	n, last := 0, -1
+	for _, t := range tokens {
+		if t.Position != last {
+			n++
+			last = t.Position
+		}
+	}
+	return n
+}
+
+// filterClauses turns f into non-scoring clauses. none reports a filter that matches nothing.
+// Claimed is not indexed and is left to the caller.
+func filterClauses(f domain.MemoryFilter) (clauses []query.Query, none bool) {
+	if len(f.Tiers) > 0 {
+		clauses = append(clauses, anyTerm(FieldTier, f.Tiers))
+	}
+	if len(f.Kinds) > 0 {
+		clauses = append(clauses, anyTerm(FieldKind, f.Kinds))
+	}
+	if len(f.States) > 0 {
+		clauses = append(clauses, anyTerm(FieldState, f.States))
+	}
+	for _, tag := range f.Tags {
+		clauses = append(clauses, term(FieldTags, tag))
+	}
+	if f.From != nil || f.To != nil {
+		r, none := timeRange(f.From, f.To)
+		if none {
+			return nil, true
+		}
+		if r != nil {
+			clauses = append(clauses, r)
+		}
+	}
+	return clauses, false
+}
+
+func term(field, value string) query.Query {
+	t := query.NewTermQuery(value)
+	t.SetField(field)
+	return t
+}
+
+func anyTerm[T ~string](field string, values []T) query.Query {
+	if len(values) == 1 {
+		return term(field, string(values[0]))
+	}
+	qs := make([]query.Query, len(values))
+	for k, v := range values {
+		qs[k] = term(field, string(v))
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+// timeRange is occurredAt in [from, to). Bounds beyond what the index can represent are open
+// ends (or an empty window when they exclude everything); nil means no bound at all.
+func timeRange(from, to *time.Time) (r query.Query, none bool) {
+	var start, end time.Time
+	if from != nil && !from.Before(document.MinTimeRepresentable) {
+		if from.After(document.MaxTimeRepresentable) {
+			return nil, true
+		}
+		start = *from
+	}
+	if to != nil && !to.After(document.MaxTimeRepresentable) {
+		if !to.After(document.MinTimeRepresentable) {
+			return nil, true
+		}
+		end = *to
+	}
+	if !start.IsZero() && !end.IsZero() && !start.Before(end) {
+		return nil, true
+	}
+	if start.IsZero() && end.IsZero() {
+		return nil, false
+	}
+	incl, excl := true, false
+	dr := query.NewDateRangeInclusiveQuery(start, end, &incl, &excl)
+	dr.SetField(FieldOccurredAt)
+	return dr, false
+}
