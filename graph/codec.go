@@ -9,9 +9,15 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
-const memFields = `uid tr.id tr.scope mem.content mem.kind mem.tier mem.suggestedTier mem.metadata mem.tags
-mem.occurredAt mem.createdAt mem.updatedAt mem.salience mem.importance mem.claimed mem.claimedAt
-mem.accessCount mem.lastAccessedAt mem.state mem.sessionId mem.version`
+// A memory node keeps what queries filter and sort on as predicates of its own and the rest in
+// one JSON document (mem.doc): the engine's cost grows with the number of N-Quads per write.
+const memFields = `uid tr.id tr.scope mem.content mem.kind mem.tier mem.tags mem.occurredAt mem.salience
+mem.claimed mem.accessCount mem.lastAccessedAt mem.state mem.version mem.doc`
+
+// memPredicates lists every predicate a memory node may carry, for explicit deletion.
+var memPredicates = []string{"tr.kind", "tr.id", "tr.scope", "mem.content", "mem.kind", "mem.tier", "mem.tags",
+	"mem.occurredAt", "mem.salience", "mem.claimed", "mem.accessCount", "mem.lastAccessedAt", "mem.state",
+	"mem.version", "mem.doc"}
 
 type memNode struct {
 	UID            string     `json:"uid"`
@@ -20,40 +26,48 @@ type memNode struct {
 	Content        string     `json:"mem.content"`
 	Kind           string     `json:"mem.kind"`
 	Tier           string     `json:"mem.tier"`
-	SuggestedTier  string     `json:"mem.suggestedTier"`
-	Metadata       string     `json:"mem.metadata"`
 	Tags           []string   `json:"mem.tags"`
 	OccurredAt     time.Time  `json:"mem.occurredAt"`
-	CreatedAt      time.Time  `json:"mem.createdAt"`
-	UpdatedAt      time.Time  `json:"mem.updatedAt"`
 	Salience       float64    `json:"mem.salience"`
-	Importance     float64    `json:"mem.importance"`
 	Claimed        bool       `json:"mem.claimed"`
-	ClaimedAt      *time.Time `json:"mem.claimedAt"`
 	AccessCount    int        `json:"mem.accessCount"`
 	LastAccessedAt *time.Time `json:"mem.lastAccessedAt"`
 	State          string     `json:"mem.state"`
-	SessionID      string     `json:"mem.sessionId"`
 	Version        int64      `json:"mem.version"`
+	Doc            string     `json:"mem.doc"`
+}
+
+// memDoc is the part of a memory kept in mem.doc.
+type memDoc struct {
+	SuggestedTier string         `json:"suggestedTier,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	UpdatedAt     time.Time      `json:"updatedAt"`
+	Importance    float64        `json:"importance,omitempty"`
+	ClaimedAt     *time.Time     `json:"claimedAt,omitempty"`
+	SessionID     string         `json:"sessionId,omitempty"`
 }
 
 func (n *memNode) memory() (*domain.Memory, error) {
+	var d memDoc
+	if n.Doc != "" {
+		if err := json.Unmarshal([]byte(n.Doc), &d); err != nil {
+			return nil, fmt.Errorf("memory %s: bad document: %w", n.ID, err)
+		}
+	}
 	m := &domain.Memory{
 		ID: n.ID, ScopeID: n.Scope, Content: n.Content, Kind: domain.MemoryKind(n.Kind),
-		Tier: domain.Tier(n.Tier), SuggestedTier: domain.Tier(n.SuggestedTier), Tags: n.Tags,
-		OccurredAt: n.OccurredAt.UTC(), CreatedAt: n.CreatedAt.UTC(), UpdatedAt: n.UpdatedAt.UTC(),
-		Salience: n.Salience, Importance: n.Importance, Claimed: n.Claimed, ClaimedAt: utcPtr(n.ClaimedAt),
+		Tier: domain.Tier(n.Tier), SuggestedTier: domain.Tier(d.SuggestedTier), Tags: n.Tags, Metadata: d.Metadata,
+		OccurredAt: n.OccurredAt.UTC(), CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+		Salience: n.Salience, Importance: d.Importance, Claimed: n.Claimed, ClaimedAt: utcPtr(d.ClaimedAt),
 		AccessCount: n.AccessCount, LastAccessedAt: utcPtr(n.LastAccessedAt),
-		State: domain.LifecycleState(n.State), SessionID: n.SessionID, Version: n.Version,
+		State: domain.LifecycleState(n.State), SessionID: d.SessionID, Version: n.Version,
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
-	m.Metadata = map[string]any{}
-	if n.Metadata != "" {
-		if err := json.Unmarshal([]byte(n.Metadata), &m.Metadata); err != nil {
-			return nil, fmt.Errorf("memory %s: bad metadata: %w", n.ID, err)
-		}
+	if m.Metadata == nil {
+		m.Metadata = map[string]any{}
 	}
 	return m, nil
 }
@@ -66,34 +80,30 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-// memoryJSON is the set-mutation of every scalar of m on node uid.
-func memoryJSON(uid string, m *domain.Memory, withTags bool) (map[string]any, error) {
-	meta := "{}"
-	if len(m.Metadata) > 0 {
-		raw, err := json.Marshal(m.Metadata)
-		if err != nil {
-			return nil, domain.FieldErrorf("metadata", "is not JSON-encodable: %v", err)
-		}
-		meta = string(raw)
+// memoryJSON is the set-mutation of m on node uid; a new node (blank uid) gets its kind and tags.
+func memoryJSON(uid string, m *domain.Memory, isNew bool) (map[string]any, error) {
+	doc, err := json.Marshal(memDoc{SuggestedTier: string(m.SuggestedTier), Metadata: m.Metadata,
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), Importance: m.Importance,
+		ClaimedAt: utcPtr(m.ClaimedAt), SessionID: m.SessionID})
+	if err != nil {
+		return nil, domain.FieldErrorf("metadata", "is not JSON-encodable: %v", err)
 	}
 	obj := map[string]any{
-		"uid": uid, "tr.id": m.ID, "tr.scope": m.ScopeID,
-		"mem.content": m.Content, "mem.kind": string(m.Kind), "mem.tier": string(m.Tier),
-		"mem.suggestedTier": string(m.SuggestedTier), "mem.metadata": meta,
-		"mem.occurredAt": ts(m.OccurredAt), "mem.createdAt": ts(m.CreatedAt), "mem.updatedAt": ts(m.UpdatedAt),
-		"mem.salience": m.Salience, "mem.importance": m.Importance, "mem.claimed": m.Claimed,
-		"mem.accessCount": m.AccessCount, "mem.state": string(m.State), "mem.sessionId": m.SessionID,
-		"mem.version": m.Version,
+		"uid": uid, "mem.content": m.Content, "mem.kind": string(m.Kind), "mem.tier": string(m.Tier),
+		"mem.occurredAt": ts(m.OccurredAt), "mem.salience": m.Salience, "mem.state": string(m.State),
+		"mem.version": m.Version, "mem.doc": string(doc),
 	}
-	if strings.HasPrefix(uid, "_:") {
-		obj["dgraph.type"] = kindMemory
-		obj["tr.kind"] = kindMemory
+	if isNew {
+		obj["tr.kind"], obj["tr.id"], obj["tr.scope"] = kindMemory, m.ID, m.ScopeID
+		if len(m.Tags) > 0 {
+			obj["mem.tags"] = m.Tags
+		}
 	}
-	if withTags && len(m.Tags) > 0 {
-		obj["mem.tags"] = m.Tags
+	if m.Claimed || !isNew {
+		obj["mem.claimed"] = m.Claimed
 	}
-	if m.ClaimedAt != nil {
-		obj["mem.claimedAt"] = ts(*m.ClaimedAt)
+	if m.AccessCount > 0 || !isNew {
+		obj["mem.accessCount"] = m.AccessCount
 	}
 	if m.LastAccessedAt != nil {
 		obj["mem.lastAccessedAt"] = ts(*m.LastAccessedAt)
@@ -103,35 +113,40 @@ func memoryJSON(uid string, m *domain.Memory, withTags bool) (map[string]any, er
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-const eventFields = `uid tr.scope ev.seq ev.type ev.memory ev.sessionId ev.requestId ev.messageId ev.causationId
-ev.timestamp ev.source ev.payload ev.touches`
+// An event node keeps what queries look up by as predicates and the rest in ev.body.
+const eventFields = `uid tr.scope ev.seq ev.type ev.memory ev.requestId ev.messageId ev.body ev.touches`
 
 type eventNode struct {
-	UID         string    `json:"uid"`
-	Scope       string    `json:"tr.scope"`
-	Seq         uint64    `json:"ev.seq"`
-	Type        string    `json:"ev.type"`
-	Memory      string    `json:"ev.memory"`
-	SessionID   string    `json:"ev.sessionId"`
-	RequestID   string    `json:"ev.requestId"`
-	MessageID   string    `json:"ev.messageId"`
-	CausationID string    `json:"ev.causationId"`
-	Timestamp   time.Time `json:"ev.timestamp"`
-	Source      string    `json:"ev.source"`
-	Payload     string    `json:"ev.payload"`
-	Touches     []string  `json:"ev.touches"`
+	UID       string   `json:"uid"`
+	Scope     string   `json:"tr.scope"`
+	Seq       uint64   `json:"ev.seq"`
+	Type      string   `json:"ev.type"`
+	Memory    string   `json:"ev.memory"`
+	RequestID string   `json:"ev.requestId"`
+	MessageID string   `json:"ev.messageId"`
+	Body      string   `json:"ev.body"`
+	Touches   []string `json:"ev.touches"`
+}
+
+type eventBody struct {
+	SessionID   string         `json:"sessionId"`
+	CausationID string         `json:"causationId"`
+	Timestamp   time.Time      `json:"timestamp"`
+	Source      string         `json:"source"`
+	Payload     map[string]any `json:"payload,omitempty"`
+	Touches     []domain.Touch `json:"touches,omitempty"`
 }
 
 func (n *eventNode) event() *domain.Event {
+	var b eventBody
+	_ = json.Unmarshal([]byte(n.Body), &b)
 	ev := &domain.Event{
-		Seq: n.Seq, Type: domain.EventType(n.Type), ScopeID: n.Scope, MemoryID: n.Memory,
+		Seq: n.Seq, Type: domain.EventType(n.Type), ScopeID: n.Scope, MemoryID: n.Memory, Payload: b.Payload,
 		Context: domain.TransactionContext{
-			SessionID: n.SessionID, RequestID: n.RequestID, MessageID: n.MessageID,
-			CausationID: n.CausationID, Timestamp: n.Timestamp.UTC(), SourceContext: n.Source,
+			SessionID: b.SessionID, RequestID: n.RequestID, MessageID: n.MessageID,
+			CausationID: b.CausationID, Timestamp: b.Timestamp.UTC(), SourceContext: b.Source,
 		},
-	}
-	if n.Payload != "" {
-		_ = json.Unmarshal([]byte(n.Payload), &ev.Payload)
+		Touches: b.Touches,
 	}
 	for _, t := range n.Touches {
 		c, at, ok := strings.Cut(t, "|")
@@ -156,28 +171,14 @@ func sortTouches(ts []domain.Touch) {
 func touchValue(t domain.Touch) string { return t.Context + "|" + ts(t.At) }
 
 func eventJSON(uid string, ev *domain.Event) map[string]any {
+	body, _ := json.Marshal(eventBody{SessionID: ev.Context.SessionID, CausationID: ev.Context.CausationID,
+		Timestamp: ev.Context.Timestamp.UTC(), Source: ev.Context.SourceContext, Payload: ev.Payload, Touches: ev.Touches})
 	obj := map[string]any{
-		"uid": uid, "dgraph.type": kindEvent, "tr.kind": kindEvent, "tr.scope": ev.ScopeID,
-		"ev.seq": ev.Seq, "ev.type": string(ev.Type),
-		"ev.sessionId": ev.Context.SessionID, "ev.requestId": ev.Context.RequestID,
-		"ev.messageId": ev.Context.MessageID, "ev.causationId": ev.Context.CausationID,
-		"ev.timestamp": ts(ev.Context.Timestamp), "ev.source": ev.Context.SourceContext,
+		"uid": uid, "tr.kind": kindEvent, "tr.scope": ev.ScopeID, "ev.seq": ev.Seq, "ev.type": string(ev.Type),
+		"ev.requestId": ev.Context.RequestID, "ev.messageId": ev.Context.MessageID, "ev.body": string(body),
 	}
 	if ev.MemoryID != "" {
 		obj["ev.memory"] = ev.MemoryID
-	}
-	if len(ev.Payload) > 0 {
-		raw, err := json.Marshal(ev.Payload)
-		if err == nil {
-			obj["ev.payload"] = string(raw)
-		}
-	}
-	if len(ev.Touches) > 0 {
-		vals := make([]string, len(ev.Touches))
-		for i, t := range ev.Touches {
-			vals[i] = touchValue(t)
-		}
-		obj["ev.touches"] = vals
 	}
 	return obj
 }

@@ -192,7 +192,11 @@ func filterDQL(f domain.MemoryFilter, vars map[string]string) (string, error) {
 		parts = append(parts, "lt(mem.occurredAt, $to)")
 	}
 	if f.Claimed != nil {
-		parts = append(parts, fmt.Sprintf("eq(mem.claimed, %t)", *f.Claimed))
+		if *f.Claimed {
+			parts = append(parts, "eq(mem.claimed, true)")
+		} else {
+			parts = append(parts, "NOT eq(mem.claimed, true)")
+		}
 	}
 	return strings.Join(parts, " AND "), nil
 }
@@ -365,6 +369,12 @@ func (s *Store) DeleteMemory(ctx context.Context, req domain.Request, id string,
 			}
 		}
 		del := map[string]any{"uid": n.UID}
+		for _, p := range memPredicates {
+			del[p] = nil
+		}
+		for _, at := range domain.AssociationTypes {
+			del[assocPred(at)] = nil
+		}
 		t.del(del)
 		t.emit(evs...)
 		return m, nil

@@ -16,21 +16,15 @@ kernel.of: uid @reverse .
 mem.content: string .
 mem.kind: string @index(exact) .
 mem.tier: string @index(exact) .
-mem.suggestedTier: string .
-mem.metadata: string .
 mem.tags: [string] @index(exact) .
 mem.occurredAt: datetime @index(hour) .
-mem.createdAt: datetime @index(hour) .
-mem.updatedAt: datetime .
 mem.salience: float @index(float) .
-mem.importance: float .
 mem.claimed: bool @index(bool) .
-mem.claimedAt: datetime .
 mem.accessCount: int .
 mem.lastAccessedAt: datetime @index(hour) .
 mem.state: string @index(exact) .
-mem.sessionId: string @index(exact) .
 mem.version: int .
+mem.doc: string .
 assoc.TEMPORAL: [uid] @reverse .
 assoc.CAUSAL: [uid] @reverse .
 assoc.THEMATIC: [uid] @reverse .
@@ -39,13 +33,9 @@ assoc.PERSON: [uid] @reverse .
 ev.seq: int @index(int) @upsert .
 ev.type: string @index(exact) .
 ev.memory: string @index(exact) .
-ev.sessionId: string @index(exact) .
 ev.requestId: string @index(exact) .
 ev.messageId: string @index(exact) @upsert .
-ev.causationId: string @index(exact) .
-ev.timestamp: datetime .
-ev.source: string .
-ev.payload: string .
+ev.body: string .
 ev.touches: [string] .
 req.key: string @index(exact) @upsert .
 req.fingerprint: string .
@@ -69,51 +59,6 @@ type Kernel {
   kernel.updatedAt
   kernel.version
   kernel.of
-}
-
-type Memory {
-  tr.kind
-  tr.id
-  tr.scope
-  mem.content
-  mem.kind
-  mem.tier
-  mem.suggestedTier
-  mem.metadata
-  mem.tags
-  mem.occurredAt
-  mem.createdAt
-  mem.updatedAt
-  mem.salience
-  mem.importance
-  mem.claimed
-  mem.claimedAt
-  mem.accessCount
-  mem.lastAccessedAt
-  mem.state
-  mem.sessionId
-  mem.version
-  assoc.TEMPORAL
-  assoc.CAUSAL
-  assoc.THEMATIC
-  assoc.EMOTIONAL
-  assoc.PERSON
-}
-
-type Event {
-  tr.kind
-  tr.scope
-  ev.seq
-  ev.type
-  ev.memory
-  ev.sessionId
-  ev.requestId
-  ev.messageId
-  ev.causationId
-  ev.timestamp
-  ev.source
-  ev.payload
-  ev.touches
 }
 
 type Request {

@@ -471,3 +471,25 @@ func wrapErr(err error) error {
 	}
 	return fmt.Errorf("graph store: %w", err)
 }
+
+// RawSet commits one JSON set-mutation as it is, outside every rule of the store: no events, no
+// scope checks. It exists for benchmarks, as the raw baseline of a single-mutation commit on
+// the same engine.
+func (s *Store) RawSet(ctx context.Context, obj map[string]any) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if s.embedded {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	u := s.b.begin(ctx)
+	_, err = u.commit(ctx, &api.Mutation{SetJson: raw, CommitNow: true})
+	return err
+}
+
+// RawQuery runs one read-only DQL query as it is; the raw baseline of a point query.
+func (s *Store) RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
+	return s.b.query(ctx, q, vars)
+}

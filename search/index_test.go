@@ -222,10 +222,12 @@ func TestNastyStrings(t *testing.T) {
 		{"lone operators", `+ - : ^ ~ * ? \ / ( ) { } [ ] ! && ||`, ""},
 		{"blank node", `_:b0`, ""},
 		{"emoji", "🦄🔥 unicorn party 🎉👨‍👩‍👧", "unicorn"},
-		{"cjk", "東京で会議がありました", ""},
-		{"rtl arabic", "مرحبا بالعالم", ""},
+		{"cjk", "東京で会議がありました", "東京"},
+		{"rtl arabic", "مرحبا بالعالم", "مرحبا"},
 		{"rtl hebrew", "שלום עולם reunion", "reunion"},
 		{"control chars", "a\x00b\x01c\td\x7f\u200bgopher\u202e", "gopher"},
+		{"soft hyphen", "inter\u00adnational\u200e", "international"},
+		{"bom and joiners", "\ufeffzero\u200dwidth\u200cjoiner", "zerowidthjoiner"},
 		{"invalid utf8", "\xff\xfe\xfd broken bytes", "broken"},
 		{"long word", strings.Repeat("x", 5000) + " tail", "tail"},
 		{"json", `{"scopeId":"other","content":"escape"}`, "escape"},
@@ -660,5 +662,25 @@ func TestContextCanceled(t *testing.T) {
 	}
 	if err := idx.Remove(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Remove: got %v, want context.Canceled", err)
+	}
+}
+
+func TestClean(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"tab\tnew\nline\r", "tab\tnew\nline\r"},
+		{"a\x00b\x1fc\x7fd", "a b c d"},
+		{"\u0085next", " next"},
+		{"zero\u200bwidth", "zero width"},
+		{"soft\u00adhyphen\u200e\u202e\ufeff", "softhyphen"},
+		{"\xff\xfebad\xc3", "  bad "},
+		{"émoji 🦄 東京", "émoji 🦄 東京"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := clean(tt.in); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -79,14 +79,15 @@ type bleveDoc struct {
 }
 
 // BleveDoc returns the value Index gives Bleve for d, to index with bleve.Batch.Index(d.ID, v)
-// under Mapping(). Zero times are left out rather than indexed as year 1.
+// under Mapping(). Zero times are left out rather than indexed as year 1, and the content goes
+// through the same clean-up as query text (invisible and control characters, invalid UTF-8).
 func BleveDoc(d domain.IndexDoc) any { return toBleve(d) }
 
 func toBleve(d domain.IndexDoc) *bleveDoc {
 	b := &bleveDoc{
 		ID:      d.ID,
 		ScopeID: d.ScopeID,
-		Content: d.Content,
+		Content: clean(d.Content),
 		Tags:    d.Tags,
 		Kind:    string(d.Kind),
 		Tier:    string(d.Tier),

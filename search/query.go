@@ -86,7 +86,8 @@ func BleveQuery(q domain.IndexQuery) (query.Query, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, domain.FieldErrorf("query", "must not be empty")
 	}
-	tokens := contentAnalyzer.Analyze([]byte(q.Text))
+	text := clean(q.Text)
+	tokens := contentAnalyzer.Analyze([]byte(text))
 	if len(tokens) == 0 {
 		return nil, nil
 	}
@@ -99,20 +100,20 @@ func BleveQuery(q domain.IndexQuery) (query.Query, error) {
 	scope.SetField(FieldScope)
 	// Match queries analyse the text with the field's analyser and OR the words together:
 	// the text is never parsed, so + - : ^ " ~ * ? and the like are plain characters.
-	match := query.NewMatchQuery(q.Text)
+	match := query.NewMatchQuery(text)
 	match.SetField(FieldContent)
 	match.Analyzer = en.AnalyzerName
 
 	bq := query.NewBooleanQuery(nil, nil, nil)
 	bq.AddMust(scope, match)
 
-	exact := query.NewMatchQuery(q.Text)
+	exact := query.NewMatchQuery(text)
 	exact.SetField(FieldExact)
 	exact.Analyzer = standard.Name
 	exact.SetBoost(exactBoost)
 	bq.AddShould(exact)
 	if positions := distinctPositions(tokens); positions >= 2 && len(tokens) <= maxPhraseTokens {
-		phrase := query.NewMatchPhraseQuery(q.Text)
+		phrase := query.NewMatchPhraseQuery(text)
 		phrase.SetField(FieldContent)
 		phrase.Analyzer = en.AnalyzerName
 		phrase.SetBoost(phraseBoost)

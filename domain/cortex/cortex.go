@@ -270,16 +270,23 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	if err != nil {
 		return nil, err
 	}
-	var ms []*domain.Memory
-	events := make([]*domain.Event, 0, 2*len(ins))
+	// One StoreCommand per call: a batch is one command, each memory one MemoryStored event.
+	payload := map[string]any{"count": len(ins)}
+	if len(ins) == 1 {
+		payload = map[string]any{"contentBytes": len(ins[0].Content), "metadata": ins[0].Metadata,
+			"suggestedTier": string(ins[0].SuggestedTier)}
+	}
+	cmd := command(domain.MsgStoreCommand, ins[0].ScopeID, "", tc, domain.CtxHippocampus, payload)
+	ms := make([]*domain.Memory, 0, len(ins))
+	events := make([]*domain.Event, 0, 1+len(ins))
+	events = append(events, cmd)
 	for _, in := range ins {
-		cmd := command(domain.MsgStoreCommand, in.ScopeID, "", tc, domain.CtxHippocampus, map[string]any{
-			"content": in.Content, "metadata": in.Metadata, "suggestedTier": string(in.SuggestedTier)})
 		m, ev := c.hippo.Form(in, cmd.Context)
-		cmd.MemoryID = m.ID
-		events = append(events, cmd, ev)
+		events = append(events, ev)
 		ms = append(ms, m)
-		tc.MessageID = domain.NewID() // one command message per memory
+	}
+	if len(ins) == 1 {
+		cmd.MemoryID = ms[0].ID
 	}
 	out, err := c.store.InsertMemories(ctx, domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}, ms, events)
 	if err != nil {

@@ -686,7 +686,7 @@ func testTouches(t *testing.T, st domain.Store) {
 		t.Fatal(err)
 	}
 	err := st.RecordTouches(ctx, map[string][]domain.Touch{
-		ev.ID():         {{Context: domain.CtxSalience, At: t0}, {Context: domain.CtxSynapse, At: t0.Add(time.Second)}},
+		ev.ID():        {{Context: domain.CtxSalience, At: t0}, {Context: domain.CtxSynapse, At: t0.Add(time.Second)}},
 		domain.NewID(): {{Context: domain.CtxIndex, At: t0}},
 	})
 	if err != nil {
