@@ -91,6 +91,8 @@ type IndexDoc struct {
 	State      LifecycleState
 	OccurredAt time.Time
 	CreatedAt  time.Time
+	// Version is the memory's version the document was made from.
+	Version int64
 }
 
 // IndexQuery is a full-text query within one scope.

@@ -422,7 +422,9 @@ func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, ev
 				return struct{}{}, err
 			}
 		}
+		alive := make(map[string]bool, len(r.Q))
 		for _, n := range r.Q {
+			alive[n.ID] = true
 			at := last[n.ID]
 			if n.Last != nil && n.Last.After(at) {
 				at = *n.Last
@@ -430,7 +432,13 @@ func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, ev
 			t.set(map[string]any{"uid": n.UID, "mem.accessCount": n.Count + counts[n.ID],
 				"mem.lastAccessedAt": ts(at), "mem.version": n.Version + 1})
 		}
-		t.emit(events...)
+		// A retrieval recorded after the memory was deleted is no event of its history.
+		for _, e := range events {
+			if e.Type == domain.EvMemoryAccessed && !alive[e.MemoryID] {
+				continue
+			}
+			t.emit(e)
+		}
 		return struct{}{}, nil
 	})
 	return err

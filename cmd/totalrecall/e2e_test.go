@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -157,35 +156,59 @@ func (s *server) search(t testing.TB, scope, q string, assoc bool) []ranked {
 	return r.SearchMemory
 }
 
-var (
-	sharedOnce sync.Once
-	shared     *server
-)
+// runID keeps request ids of this run apart from earlier runs on the same cluster.
+var runID = fmt.Sprint(time.Now().UnixNano())
 
-// theServer is one server for the whole test binary (the embedded engine is one per process);
-// tests work in scopes of their own.
-func theServer(t *testing.T) *server {
-	sharedOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "totalrecall-e2e-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		shared = startServer(t, storeFlags{store: "file://" + dir})
-	})
-	return shared
+// e2eTests run against every backend; each works in scopes of its own.
+var e2eTests = []struct {
+	name string
+	fn   func(*testing.T, *server)
+}{
+	{"HealthAndPlayground", testHealthAndPlayground},
+	{"ScopeHasExactlyTwoKernels", testScopeHasExactlyTwoKernels},
+	{"StoreLoadSearchRoundTrip", testStoreLoadSearchRoundTrip},
+	{"BadInputWritesNothing", testBadInputWritesNothing},
+	{"AssociationsAndCrossScopeBan", testAssociationsAndCrossScopeBan},
+	{"ClaimRetriedOnceHistoryAndTrace", testClaimRetriedOnceHistoryAndTrace},
+	{"StoreRetriedWithSameRequestID", testStoreRetriedWithSameRequestID},
+	{"ReclassifyAndDelete", testReclassifyAndDelete},
+	{"MemoryEventsOverWebsocketAndSSE", testMemoryEventsOverWebsocketAndSSE},
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared != nil {
-		shared.cancel()
-		<-shared.done
+// backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph
+// cluster when TOTALRECALL_TEST_DGRAPH names one.
+func backends(t *testing.T) map[string]func(t *testing.T) storeFlags {
+	b := map[string]func(t *testing.T) storeFlags{
+		"embedded": func(t *testing.T) storeFlags { return storeFlags{store: "file://" + t.TempDir()} },
 	}
-	os.Exit(code)
+	if uri := os.Getenv("TOTALRECALL_TEST_DGRAPH"); uri != "" {
+		b["cluster"] = func(t *testing.T) storeFlags {
+			return storeFlags{store: uri, index: filepath.Join(t.TempDir(), "index")}
+		}
+	}
+	return b
 }
 
-func TestHealthAndPlayground(t *testing.T) {
-	s := theServer(t)
+func TestEndToEnd(t *testing.T) {
+	for _, name := range []string{"embedded", "cluster"} {
+		t.Run(name, func(t *testing.T) {
+			sf, ok := backends(t)[name]
+			if !ok {
+				t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
+			}
+			flags := sf(t)
+			s := startServer(t, flags)
+			for _, tc := range e2eTests {
+				t.Run(tc.name, func(t *testing.T) { tc.fn(t, s) })
+			}
+			s.stop(t)
+			// Deleting the index folder and restarting loses nothing: the log rebuilds it.
+			t.Run("IndexRebuiltFromEventLog", func(t *testing.T) { testRestart(t, flags) })
+		})
+	}
+}
+
+func testHealthAndPlayground(t *testing.T, s *server) {
 	resp, err := http.Get("http://" + s.addr + "/healthz")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", resp, err)
@@ -200,8 +223,7 @@ func TestHealthAndPlayground(t *testing.T) {
 	}
 }
 
-func TestScopeHasExactlyTwoKernels(t *testing.T) {
-	s := theServer(t)
+func testScopeHasExactlyTwoKernels(t *testing.T, s *server) {
 	id, agent, world := s.createScope(t, "kernels")
 	if agent == "" || world == "" || agent == world {
 		t.Fatalf("kernels %q %q", agent, world)
@@ -220,8 +242,7 @@ func TestScopeHasExactlyTwoKernels(t *testing.T) {
 	s.fails(t, "INVALID_ARGUMENT", `mutation { createScope(name: "  ") { id } }`, nil)
 }
 
-func TestStoreLoadSearchRoundTrip(t *testing.T) {
-	s := theServer(t)
+func testStoreLoadSearchRoundTrip(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "roundtrip")
 	for i, nasty := range storetest.Nasty {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -258,8 +279,7 @@ func TestStoreLoadSearchRoundTrip(t *testing.T) {
 	}
 }
 
-func TestBadInputWritesNothing(t *testing.T) {
-	s := theServer(t)
+func testBadInputWritesNothing(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "bad input")
 	store := `mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`
 	cases := []struct {
@@ -293,8 +313,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 	s.fails(t, "INVALID_ARGUMENT", `query($s: ID!) { searchMemory(scopeId: $s, query: "") { score } }`, map[string]any{"s": scope})
 }
 
-func TestAssociationsAndCrossScopeBan(t *testing.T) {
-	s := theServer(t)
+func testAssociationsAndCrossScopeBan(t *testing.T, s *server) {
 	s1, _, _ := s.createScope(t, "assoc one")
 	s2, _, _ := s.createScope(t, "assoc two")
 	a := s.store(t, map[string]any{"scopeId": s1, "content": "lighthouse keeper diary"})
@@ -335,14 +354,14 @@ func TestAssociationsAndCrossScopeBan(t *testing.T) {
 	}
 }
 
-func TestClaimRetriedOnceHistoryAndTrace(t *testing.T) {
-	s := theServer(t)
+func testClaimRetriedOnceHistoryAndTrace(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "claims")
 	m := s.store(t, map[string]any{"scopeId": scope, "content": "the user's birthday is March 3", "sessionId": "sess-1"})
+	rid := "req-claim-" + runID
 	claim := `mutation($id: ID!, $r: ID) { claimMemory(id: $id, requestId: $r, sessionId: "sess-1") { ` + memFields + ` } }`
 	var first, again struct{ ClaimMemory memory }
-	s.ok(t, claim, map[string]any{"id": m.ID, "r": "req-claim-1"}, &first)
-	s.ok(t, claim, map[string]any{"id": m.ID, "r": "req-claim-1"}, &again)
+	s.ok(t, claim, map[string]any{"id": m.ID, "r": rid}, &first)
+	s.ok(t, claim, map[string]any{"id": m.ID, "r": rid}, &again)
 	if !first.ClaimMemory.Claimed || first.ClaimMemory.Salience <= m.Salience || again.ClaimMemory.Version != first.ClaimMemory.Version {
 		t.Fatalf("claim %+v, retry %+v", first.ClaimMemory, again.ClaimMemory)
 	}
@@ -388,7 +407,7 @@ func TestClaimRetriedOnceHistoryAndTrace(t *testing.T) {
 				}
 			}
 		}
-		s.ok(t, `{ trace(requestId: "req-claim-1") { roots { event { type } children { event { type context { causationId sessionId } touches { context } } } } } }`, nil, &tr)
+		s.ok(t, `query($rid: ID!) { trace(requestId: $rid) { roots { event { type } children { event { type context { causationId sessionId } touches { context } } } } } }`, map[string]any{"rid": rid}, &tr)
 		roots := tr.Trace.Roots
 		if len(roots) != 1 || roots[0].Event.Type != "ClaimCommand" || len(roots[0].Children) != 1 || roots[0].Children[0].Event.Type != "MemoryClaimed" {
 			t.Fatalf("trace = %+v", roots)
@@ -412,13 +431,12 @@ func TestClaimRetriedOnceHistoryAndTrace(t *testing.T) {
 	}
 	// The same requestId for a different claim is refused.
 	other := s.store(t, map[string]any{"scopeId": scope, "content": "another"})
-	s.fails(t, "CONFLICT", claim, map[string]any{"id": other.ID, "r": "req-claim-1"})
+	s.fails(t, "CONFLICT", claim, map[string]any{"id": other.ID, "r": rid})
 }
 
-func TestStoreRetriedWithSameRequestID(t *testing.T) {
-	s := theServer(t)
+func testStoreRetriedWithSameRequestID(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "retries")
-	in := map[string]any{"scopeId": scope, "content": "said once", "requestId": "store-req-1"}
+	in := map[string]any{"scopeId": scope, "content": "said once", "requestId": "store-req-"+runID}
 	a, b := s.store(t, in), s.store(t, in)
 	if a.ID != b.ID {
 		t.Fatalf("retry stored a second memory: %s vs %s", a.ID, b.ID)
@@ -430,8 +448,7 @@ func TestStoreRetriedWithSameRequestID(t *testing.T) {
 	}
 }
 
-func TestReclassifyAndDelete(t *testing.T) {
-	s := theServer(t)
+func testReclassifyAndDelete(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "lifecycle")
 	m := s.store(t, map[string]any{"scopeId": scope, "content": "quokka sighting on the island"})
 	var r struct{ ReclassifyMemory memory }
@@ -505,8 +522,7 @@ func subscribeWS(t *testing.T, addr, query string, vars map[string]any) (*websoc
 	return conn, out
 }
 
-func TestMemoryEventsOverWebsocketAndSSE(t *testing.T) {
-	s := theServer(t)
+func testMemoryEventsOverWebsocketAndSSE(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "subscriptions")
 	other, _, _ := s.createScope(t, "subscriptions other")
 	sub := `subscription($s: ID!) { memoryEvents(scopeId: $s) { type scopeId memoryId context { requestId } } }`
@@ -537,7 +553,7 @@ func TestMemoryEventsOverWebsocketAndSSE(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // let both subscriptions register
 
 	s.store(t, map[string]any{"scopeId": other, "content": "not for this subscriber"})
-	m := s.store(t, map[string]any{"scopeId": scope, "content": "pushed to subscribers", "requestId": "sub-req"})
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "pushed to subscribers", "requestId": "sub-req-"+runID})
 	var got []string
 	timeout := time.After(5 * time.Second)
 	for len(got) < 2 {
@@ -567,29 +583,17 @@ func TestMemoryEventsOverWebsocketAndSSE(t *testing.T) {
 	}
 }
 
-func TestIndexRebuiltFromEventLog(t *testing.T) {
-	if shared != nil {
-		// The embedded engine is one per process: this test needs its own server, so it runs
-		// only when it is the first to start one (go test -run TestIndexRebuilt...) or
-		// through TestRestart below.
-	}
-	t.Run("restart", testRestart)
-}
-
-func testRestart(t *testing.T) {
-	if shared != nil {
-		shared.cancel()
-		<-shared.done
-		shared, sharedOnce = nil, sync.Once{}
-	}
-	dir := t.TempDir()
-	sf := storeFlags{store: "file://" + dir}
+func testRestart(t *testing.T, sf storeFlags) {
 	s := startServer(t, sf)
 	scope, _, _ := s.createScope(t, "restart")
 	m := s.store(t, map[string]any{"scopeId": scope, "content": "narwhal tusks are teeth"})
 	s.stop(t)
 
-	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+	idx := sf.index
+	if idx == "" {
+		idx = filepath.Join(strings.TrimPrefix(sf.store, "file://"), "index")
+	}
+	if err := os.RemoveAll(idx); err != nil {
 		t.Fatal(err)
 	}
 	s = startServer(t, sf)

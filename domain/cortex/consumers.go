@@ -72,7 +72,7 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 			reload = nil
 		}
 		if len(puts) > 0 {
-			if err := c.index.Put(ctx, puts); err != nil {
+			if err := c.putDocs(ctx, puts); err != nil {
 				return err
 			}
 			puts = nil
@@ -93,7 +93,7 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 			if err := flush(); err != nil {
 				return err
 			}
-			if err := c.index.Remove(ctx, []string{e.MemoryID}); err != nil {
+			if err := c.removeDocs(ctx, []string{e.MemoryID}); err != nil {
 				return err
 			}
 		default:
@@ -127,7 +127,7 @@ func docFromPayload(e *domain.Event) (domain.IndexDoc, bool) {
 	}
 	return domain.IndexDoc{ID: e.MemoryID, ScopeID: e.ScopeID, Content: content, Tags: tags,
 		Kind: domain.MemoryKind(str("kind")), Tier: domain.Tier(str("tier")), State: domain.LifecycleState(str("state")),
-		OccurredAt: when("occurredAt"), CreatedAt: when("createdAt")}, true
+		OccurredAt: when("occurredAt"), CreatedAt: when("createdAt"), Version: 1}, true
 }
 
 func (c *Cortex) startConsumers(ctx context.Context) {
@@ -313,4 +313,56 @@ func (r *accessRecorder) flush() {
 func (r *accessRecorder) close() {
 	close(r.stop)
 	<-r.done
+}
+
+// indexVersions remembers the newest memory version put into the index, so that replaying an
+// older event (the feed applies what a synchronous put already applied, in any interleaving)
+// never puts back an older state or resurrects a deleted memory.
+type indexVersions struct {
+	mu sync.Mutex
+	v  map[string]int64
+}
+
+const deletedVersion = int64(1) << 62
+
+// admit keeps the docs newer than what the index holds and records them.
+func (iv *indexVersions) admit(docs []domain.IndexDoc) []domain.IndexDoc {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if iv.v == nil {
+		iv.v = map[string]int64{}
+	}
+	out := docs[:0:0]
+	for _, d := range docs {
+		if cur, ok := iv.v[d.ID]; ok && cur > d.Version {
+			continue
+		}
+		iv.v[d.ID] = d.Version
+		out = append(out, d)
+	}
+	return out
+}
+
+func (iv *indexVersions) deleted(ids []string) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if iv.v == nil {
+		iv.v = map[string]int64{}
+	}
+	for _, id := range ids {
+		iv.v[id] = deletedVersion
+	}
+}
+
+func (c *Cortex) putDocs(ctx context.Context, docs []domain.IndexDoc) error {
+	docs = c.versions.admit(docs)
+	if len(docs) == 0 {
+		return nil
+	}
+	return c.index.Put(ctx, docs)
+}
+
+func (c *Cortex) removeDocs(ctx context.Context, ids []string) error {
+	c.versions.deleted(ids)
+	return c.index.Remove(ctx, ids)
 }

@@ -43,6 +43,7 @@ type Cortex struct {
 
 	touches  *touchRecorder
 	accesses *accessRecorder
+	versions indexVersions
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -292,7 +293,7 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	if err != nil {
 		return nil, err
 	}
-	if err := c.index.Put(ctx, docsOf(out)); err != nil {
+	if err := c.putDocs(ctx, docsOf(out)); err != nil {
 		return nil, err
 	}
 	c.log.Kick()
@@ -301,7 +302,7 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 
 func docOf(m *domain.Memory) domain.IndexDoc {
 	return domain.IndexDoc{ID: m.ID, ScopeID: m.ScopeID, Content: m.Content, Tags: m.Tags, Kind: m.Kind,
-		Tier: m.Tier, State: m.State, OccurredAt: m.OccurredAt, CreatedAt: m.CreatedAt}
+		Tier: m.Tier, State: m.State, OccurredAt: m.OccurredAt, CreatedAt: m.CreatedAt, Version: m.Version}
 }
 
 func docsOf(ms []*domain.Memory) []domain.IndexDoc {
@@ -390,7 +391,7 @@ func (c *Cortex) ReclassifyMemory(ctx context.Context, in ReclassifyInput) (*dom
 	if err != nil {
 		return nil, err
 	}
-	if err := c.index.Put(ctx, []domain.IndexDoc{docOf(out)}); err != nil {
+	if err := c.putDocs(ctx, []domain.IndexDoc{docOf(out)}); err != nil {
 		return nil, err
 	}
 	c.log.Kick()
@@ -418,7 +419,7 @@ func (c *Cortex) DeleteMemory(ctx context.Context, id, reason string, m Meta) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := c.index.Remove(ctx, []string{id}); err != nil {
+	if err := c.removeDocs(ctx, []string{id}); err != nil {
 		return nil, err
 	}
 	c.log.Kick()
