@@ -75,6 +75,18 @@ type Counter {
 }
 `
 
+// schemaParts are further DQL schema fragments, registered by the files of the store that need
+// predicates of their own (each in an init func); they are applied together with schemaDQL.
+var schemaParts []string
+
+func fullSchema() string {
+	out := schemaDQL
+	for _, p := range schemaParts {
+		out += "\n" + p
+	}
+	return out
+}
+
 // Node kinds (tr.kind).
 const (
 	kindScope   = "Scope"

@@ -89,7 +89,7 @@ func (s *Store) init(ctx context.Context) error {
 	// A fresh cluster may answer "Please retry" for a few seconds after it reports healthy.
 	var err error
 	for i := 0; i < 60; i++ {
-		if err = s.b.alter(ctx, schemaDQL); err == nil {
+		if err = s.b.alter(ctx, fullSchema()); err == nil {
 			break
 		}
 		if ctx.Err() != nil || !strings.Contains(err.Error(), "retry") {
@@ -125,7 +125,7 @@ func (s *Store) DropAll(ctx context.Context) error {
 		return err
 	}
 	s.seq, s.counterUID = 0, ""
-	return s.b.alter(ctx, schemaDQL)
+	return s.b.alter(ctx, fullSchema())
 }
 
 // backend hides the two ways of reaching Dgraph.
