@@ -493,3 +493,5 @@ func (s *Store) RawSet(ctx context.Context, obj map[string]any) error {
 func (s *Store) RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
 	return s.b.query(ctx, q, vars)
 }
+
+func apiMutation(setJSON []byte) *api.Mutation { return &api.Mutation{SetJson: setJSON, CommitNow: true} }
