@@ -97,12 +97,30 @@ func (s *Store) counter(ctx context.Context) (uint64, string, error) {
 
 // MemoryEvents returns the events about one memory, in Seq order.
 func (s *Store) MemoryEvents(ctx context.Context, memoryID string) ([]*domain.Event, error) {
-	return s.events(ctx, `query q($id: string) { q(func: eq(ev.memory, $id), orderasc: ev.seq) { `+eventFields+` } }`,
-		map[string]string{"$id": memoryID})
+	return s.allEvents(ctx, "ev.memory", memoryID)
 }
 
 // RequestEvents returns every message of one request, in Seq order.
 func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.Event, error) {
-	return s.events(ctx, `query q($id: string) { q(func: eq(ev.requestId, $id), orderasc: ev.seq) { `+eventFields+` } }`,
-		map[string]string{"$id": requestID})
+	return s.allEvents(ctx, "ev.requestId", requestID)
+}
+
+// allEvents pages through the events whose pred equals value. Dgraph caps a sorted result at
+// 1000 nodes unless told otherwise, so the pages are explicit.
+func (s *Store) allEvents(ctx context.Context, pred, value string) ([]*domain.Event, error) {
+	const page = 1000
+	var out []*domain.Event
+	var after uint64
+	for {
+		evs, err := s.events(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v), orderasc: ev.seq, first: %d) @filter(gt(ev.seq, %d)) { %s } }`,
+			pred, page, after, eventFields), map[string]string{"$v": value})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+		if len(evs) < page {
+			return out, nil
+		}
+		after = evs[len(evs)-1].Seq
+	}
 }

@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -96,16 +98,26 @@ func (s *Store) Scope(ctx context.Context, id string) (*domain.Scope, error) {
 
 // Scopes lists every scope, oldest first.
 func (s *Store) Scopes(ctx context.Context) ([]*domain.Scope, error) {
-	var r struct {
-		Q []scopeNode `json:"q"`
+	// Sorted results are capped at 1000 unless paged: page by uid, then sort.
+	const page = 1000
+	var out []*domain.Scope
+	after := "0x0"
+	for {
+		var r struct {
+			Q []scopeNode `json:"q"`
+		}
+		if err := s.read(ctx, fmt.Sprintf(`{ q(func: eq(tr.kind, "Scope"), first: %d, after: %s) { %s } }`, page, after, scopeQuery), nil, &r); err != nil {
+			return nil, err
+		}
+		for i := range r.Q {
+			out = append(out, r.Q[i].scope())
+			after = r.Q[i].UID
+		}
+		if len(r.Q) < page {
+			break
+		}
 	}
-	if err := s.read(ctx, `{ q(func: eq(tr.kind, "Scope"), orderasc: scope.createdAt) { `+scopeQuery+` } }`, nil, &r); err != nil {
-		return nil, err
-	}
-	out := make([]*domain.Scope, len(r.Q))
-	for i := range r.Q {
-		out[i] = r.Q[i].scope()
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
 }
 

@@ -26,7 +26,7 @@ type Store struct {
 	embedded bool
 	now      domain.Clock
 
-	// mu serialises writes in embedded mode, where the engine has no transactions.
+	// mu serialises this process's writes (see writeOnce).
 	mu sync.Mutex
 	// seq is the last event Seq and counterUID the node holding it, cached in embedded mode
 	// (guarded by mu).
@@ -279,13 +279,14 @@ func (t *tx) emit(evs ...*domain.Event) {
 	t.events = append(t.events, evs...)
 }
 
-// maxAttempts bounds retries of a conflicting cluster transaction.
-const maxAttempts = 30
+// retryBudget bounds how long a write conflicting with other servers' writes is retried.
+const retryBudget = 30 * time.Second
 
 // write runs fn as one atomic operation, applying req at most once: a request already applied
 // returns the result it returned then, without running fn. Cluster conflicts are retried.
 func write[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t *tx) (T, error)) (T, error) {
 	var zero T
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		res, err := writeOnce(ctx, s, req, fn)
 		if err == nil {
@@ -294,11 +295,11 @@ func write[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t 
 		if !errors.Is(err, dgo.ErrAborted) {
 			return zero, err
 		}
-		if attempt+1 >= maxAttempts || ctx.Err() != nil {
+		if time.Since(start) > retryBudget || ctx.Err() != nil {
 			return zero, domain.Errorf(domain.ECONFLICT, "write kept conflicting with concurrent writes; retry")
 		}
-		// Jittered backoff keeps colliding writers from colliding again.
-		d := time.Duration(1+rand.IntN(4*(attempt+1))) * time.Millisecond
+		// Jittered, growing backoff keeps colliding writers from colliding again.
+		d := time.Duration(1+rand.IntN(2<<min(attempt, 5))) * time.Millisecond
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
@@ -317,10 +318,11 @@ func requestKey(req *domain.Request) string { return req.Op + "|" + req.RequestI
 
 func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t *tx) (T, error)) (T, error) {
 	var zero T
-	if s.embedded {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
+	// One writer at a time per process: on the embedded engine this is the transaction; on a
+	// cluster every event-writing transaction conflicts on the event counter anyway, so
+	// concurrent local writers would only abort each other — conflicts remain between servers.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	t := &tx{s: s, u: s.b.begin(ctx), ctx: ctx}
 	committed := false
 	defer func() {

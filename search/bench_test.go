@@ -94,6 +94,7 @@ func BenchmarkPutConcurrent(b *testing.B) {
 	}
 	wg.Wait()
 	reportDocsPerSec(b, b.N)
+	b.ReportMetric(float64(idx.batchedOps.Load())/float64(max(idx.batches.Load(), 1)), "puts/batch")
 }
 
 // BenchmarkRawBleveSingle is the baseline of PutSingle: bleve.Index.Index, one document at a

@@ -65,6 +65,9 @@ type Index struct {
 	idx bleve.Index // nil once closed, or after a Reset that failed to recreate the index
 
 	watermark atomic.Uint64 // cache of the persisted watermark
+
+	// batches and batchedOps count grouped batches and the requests they carried.
+	batches, batchedOps atomic.Uint64
 	closed    atomic.Bool
 
 	ops       chan *op      // unbuffered: a send succeeds only when the writer takes the request

@@ -141,6 +141,8 @@ func (i *Index) applyGroup(group []*op) {
 		return
 	}
 	err := i.idx.Batch(b)
+	i.batches.Add(1)
+	i.batchedOps.Add(uint64(live))
 	if err != nil {
 		err = fmt.Errorf("search: batch: %w", err)
 	} else if setWM {

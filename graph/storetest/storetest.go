@@ -116,6 +116,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		{"EventLog", testEventLog},
 		{"Touches", testTouches},
 		{"KernelUpdate", testKernel},
+		{"HistoryBeyondOnePage", testLongHistory},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h.Store()) })
@@ -714,4 +715,42 @@ func testKernel(t *testing.T, st domain.Store) {
 	}
 	_, err = st.UpdateKernel(ctx, domain.Request{}, domain.NewID(), func(*domain.Kernel) ([]*domain.Event, error) { return nil, nil })
 	wantCode(t, err, domain.ENOTFOUND)
+}
+
+// Dgraph caps sorted results at 1000 nodes unless paged: a long history must still be whole.
+func testLongHistory(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	sc := mustScope(t, st)
+	m := NewMemory(sc.ID, "often recalled")
+	mustInsert(t, st, m)
+	const n = 2100
+	req := ctxFor("long")
+	_, err := st.UpdateMemory(ctx, domain.Request{}, m.ID, func(x *domain.Memory) ([]*domain.Event, error) {
+		evs := make([]*domain.Event, n)
+		for i := range evs {
+			c := req
+			c.MessageID = domain.NewID()
+			evs[i] = &domain.Event{Type: domain.EvMemoryAccessed, ScopeID: x.ScopeID, MemoryID: x.ID, Context: c}
+		}
+		return evs, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.MemoryEvents(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != n+1 {
+		t.Fatalf("history has %d events, want %d", len(h), n+1)
+	}
+	for i := 1; i < len(h); i++ {
+		if h[i].Seq != h[i-1].Seq+1 {
+			t.Fatalf("history not whole and in order at %d: %d after %d", i, h[i].Seq, h[i-1].Seq)
+		}
+	}
+	r, err := st.RequestEvents(ctx, req.RequestID)
+	if err != nil || len(r) != n {
+		t.Fatalf("request has %d messages (%v), want %d", len(r), err, n)
+	}
 }
