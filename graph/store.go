@@ -496,4 +496,6 @@ func (s *Store) RawQuery(ctx context.Context, q string, vars map[string]string) 
 	return s.b.query(ctx, q, vars)
 }
 
-func apiMutation(setJSON []byte) *api.Mutation { return &api.Mutation{SetJson: setJSON, CommitNow: true} }
+func apiMutation(setJSON []byte) *api.Mutation {
+	return &api.Mutation{SetJson: setJSON, CommitNow: true}
+}

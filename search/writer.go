@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
@@ -84,6 +85,9 @@ func (i *Index) run() {
 		}
 		group = append(group[:0], first)
 		n := first.n
+		// Callers answered by the previous batch are usually about to send again; yielding
+		// once lets them reach the channel, so they join this batch instead of the next.
+		runtime.Gosched()
 	collect:
 		for n < i.maxBatch {
 			select {

@@ -436,7 +436,7 @@ func testClaimRetriedOnceHistoryAndTrace(t *testing.T, s *server) {
 
 func testStoreRetriedWithSameRequestID(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "retries")
-	in := map[string]any{"scopeId": scope, "content": "said once", "requestId": "store-req-"+runID}
+	in := map[string]any{"scopeId": scope, "content": "said once", "requestId": "store-req-" + runID}
 	a, b := s.store(t, in), s.store(t, in)
 	if a.ID != b.ID {
 		t.Fatalf("retry stored a second memory: %s vs %s", a.ID, b.ID)
@@ -553,7 +553,7 @@ func testMemoryEventsOverWebsocketAndSSE(t *testing.T, s *server) {
 	time.Sleep(200 * time.Millisecond) // let both subscriptions register
 
 	s.store(t, map[string]any{"scopeId": other, "content": "not for this subscriber"})
-	m := s.store(t, map[string]any{"scopeId": scope, "content": "pushed to subscribers", "requestId": "sub-req-"+runID})
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "pushed to subscribers", "requestId": "sub-req-" + runID})
 	var got []string
 	timeout := time.After(5 * time.Second)
 	for len(got) < 2 {
