@@ -216,6 +216,9 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 		})
 		b.Run(name+"/RawBleveMatchOnly", func(b *testing.B) {
+			if filtered {
+				b.Skip("the match-only baseline has no filters")
+			}
 			// The cheapest sensible query: scope term AND an OR-match on the stemmed content,
 			// without the exact-form and phrase boosts (and without filters).
 			qs := benchQueries(b.N, scopes, false)

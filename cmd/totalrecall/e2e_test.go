@@ -64,17 +64,26 @@ type gqlResponse struct {
 
 func (s *server) do(t testing.TB, query string, vars map[string]any) gqlResponse {
 	t.Helper()
+	out, err := s.try(query, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// try runs query and reports transport failures as errors (safe off the test goroutine).
+func (s *server) try(query string, vars map[string]any) (gqlResponse, error) {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	resp, err := http.Post("http://"+s.addr+"/query", "application/json", bytes.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return gqlResponse{}, err
 	}
 	defer resp.Body.Close()
 	var out gqlResponse
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("decode response (status %d): %v", resp.StatusCode, err)
+		return gqlResponse{}, fmt.Errorf("decode response (status %d): %w", resp.StatusCode, err)
 	}
-	return out
+	return out, nil
 }
 
 // ok runs query and decodes its data into out, failing on any error.
