@@ -47,6 +47,7 @@ func takeSnapshot(t *testing.T, st *graph.Store) snapshot {
 	if s.Events, err = st.EventsSince(ctx, 0, 100000); err != nil {
 		t.Fatal(err)
 	}
+	sort.Slice(s.Scopes, func(i, j int) bool { return s.Scopes[i].ID < s.Scopes[j].ID })
 	sort.Slice(s.Memories, func(i, j int) bool { return s.Memories[i].ID < s.Memories[j].ID })
 	sort.Slice(s.Associations, func(i, j int) bool {
 		a, b := s.Associations[i], s.Associations[j]
@@ -119,6 +120,27 @@ func TestExportImportRoundTrip(t *testing.T) {
 	after := takeSnapshot(t, st)
 	if len(before.Memories) == 0 || len(before.Associations) == 0 || len(before.Events) == 0 {
 		t.Fatalf("populate wrote too little: %d memories %d associations %d events", len(before.Memories), len(before.Associations), len(before.Events))
+	}
+	for i := range before.Memories {
+		if i < len(after.Memories) && !reflect.DeepEqual(before.Memories[i], after.Memories[i]) {
+			t.Errorf("memory %d:\nbefore %+v\nafter  %+v", i, before.Memories[i], after.Memories[i])
+			break
+		}
+	}
+	for i := range before.Associations {
+		if i < len(after.Associations) && !reflect.DeepEqual(before.Associations[i], after.Associations[i]) {
+			t.Errorf("association %d:\nbefore %+v\nafter  %+v", i, before.Associations[i], after.Associations[i])
+			break
+		}
+	}
+	for i := range before.Events {
+		if i < len(after.Events) && !reflect.DeepEqual(before.Events[i], after.Events[i]) {
+			t.Errorf("event %d:\nbefore %+v\nafter  %+v", i, before.Events[i], after.Events[i])
+			break
+		}
+	}
+	if !reflect.DeepEqual(before.Scopes, after.Scopes) {
+		t.Errorf("scopes:\nbefore %+v\nafter  %+v", before.Scopes, after.Scopes)
 	}
 	if !reflect.DeepEqual(before, after) {
 		t.Fatalf("round trip changed the store:\nbefore %d memories %d associations %d events\nafter  %d memories %d associations %d events",

@@ -312,6 +312,7 @@ func (s *Store) UpdateMemory(ctx context.Context, req domain.Request, id string,
 		if err != nil {
 			return nil, err
 		}
+		orig := m.Clone()
 		evs, err := fn(m)
 		if err != nil {
 			return nil, err
@@ -323,6 +324,16 @@ func (s *Store) UpdateMemory(ctx context.Context, req domain.Request, id string,
 		obj, err := memoryJSON(n.UID, m, false)
 		if err != nil {
 			return nil, err
+		}
+		// Only what changed is written: the engine's cost is per N-Quad.
+		before, err := memoryJSON(n.UID, orig, false)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range obj {
+			if k != "uid" && k != "mem.version" && fmt.Sprint(before[k]) == fmt.Sprint(v) {
+				delete(obj, k)
+			}
 		}
 		t.set(obj)
 		t.emit(evs...)

@@ -28,17 +28,34 @@ import (
 	"github.com/totalrecall/totalrecall/search"
 )
 
+// benchOpts are the sizes of one bench run.
+type benchOpts struct {
+	n, corpus, queries, clients int
+}
+
+// figures are one store's measurements, each with the raw baseline of the same store.
+type figures struct {
+	name                                 string
+	single, concurrent, bulk             float64 // memories/s through GraphQL over HTTP
+	loadP50, searchP50, searchP99        time.Duration
+	corpus                               uint64
+	rawCommits                           float64 // single-mutation commits/s on the same store
+	rawPointP50                          time.Duration
+	rawBleveSingle, rawBleveBatch        float64
+	rawBleveSearchP50, rawBleveSearchP99 time.Duration
+}
+
 // bench measures the server end to end over HTTP and prints each figure beside a raw baseline
-// measured in the same run on the same machine.
+// measured in the same run on the same machine: on the embedded engine, and on a Dgraph cluster
+// as well when --cluster names one.
 func bench(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var sf storeFlags
-	fs.StringVar(&sf.store, "store", "", "graph store (default: a fresh embedded store in a temp folder)")
-	fs.StringVar(&sf.index, "index", "", "search index folder (default: in the temp folder)")
-	n := fs.Int("n", 3000, "storeMemory calls per store measurement")
-	corpus := fs.Int("corpus", 100000, "memories in the search corpus (one scope)")
-	queries := fs.Int("queries", 2000, "searches for the latency figures")
-	clients := fs.Int("clients", 8, "concurrent clients of the concurrent measurement")
+	cluster := fs.String("cluster", "", "also measure on this Dgraph cluster (dgraph://HOST:PORT)")
+	var o benchOpts
+	fs.IntVar(&o.n, "n", 3000, "storeMemory calls per store measurement")
+	fs.IntVar(&o.corpus, "corpus", 100000, "memories in the search corpus (one scope)")
+	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
+	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -59,66 +76,123 @@ func bench(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if sf.store == "" {
-		sf.store = "file://" + tmp
+	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries\n\n",
+		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries)
+	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded")}}
+	names := []string{"embedded"}
+	if *cluster != "" {
+		runs = append(runs, storeFlags{store: *cluster, index: filepath.Join(tmp, "cluster-index")})
+		names = append(names, "cluster")
 	}
-	if sf.index == "" {
-		sf.index = filepath.Join(tmp, "index")
+	var all []*figures
+	for i, sf := range runs {
+		f, err := measure(sf, o, filepath.Join(tmp, names[i]+"-raw"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+		f.name = names[i]
+		all = append(all, f)
 	}
+	printFigures(stdout, all)
+	return nil
+}
+
+func printFigures(w io.Writer, all []*figures) {
+	row := func(label string, val func(*figures) string, raw func(*figures) string) {
+		fmt.Fprintf(w, "%-44s", label)
+		for _, f := range all {
+			fmt.Fprintf(w, " %14s", val(f))
+		}
+		fmt.Fprintf(w, "   ")
+		for i, f := range all {
+			if i > 0 {
+				fmt.Fprint(w, "; ")
+			}
+			fmt.Fprintf(w, "%s %s", f.name, raw(f))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%-44s", "figure")
+	for _, f := range all {
+		fmt.Fprintf(w, " %14s", f.name)
+	}
+	fmt.Fprintln(w, "   raw baseline, same run")
+	rate := func(x float64) string { return fmt.Sprintf("%.0f/s", x) }
+	dur := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
+	row("storeMemory over HTTP, 1 client", func(f *figures) string { return rate(f.single) },
+		func(f *figures) string { return rate(f.rawCommits) + " single-mutation commits" })
+	row("storeMemory over HTTP, concurrent clients", func(f *figures) string { return rate(f.concurrent) },
+		func(f *figures) string { return rate(f.rawBleveSingle) + " raw Bleve single-doc index" })
+	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
+		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
+	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
+		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
+	row("searchMemory over HTTP p50", func(f *figures) string { return dur(f.searchP50) + fmt.Sprintf(" @%d", f.corpus) },
+		func(f *figures) string { return dur(f.rawBleveSearchP50) + " raw Bleve top-10" })
+	row("searchMemory over HTTP p99", func(f *figures) string { return dur(f.searchP99) },
+		func(f *figures) string { return dur(f.rawBleveSearchP99) + " raw Bleve top-10" })
+}
+
+// measure runs the whole set of measurements on one store.
+func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	st, idx, cx, err := sf.open(ctx, logger)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
 	defer idx.Close()
 	defer cx.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv := &http.Server{Handler: resolvers.NewHandler(cx, nil)}
 	go srv.Serve(ln)
 	defer srv.Close()
 	c := &benchClient{url: "http://" + ln.Addr().String() + "/query",
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	f := &figures{}
 
-	fmt.Fprintf(stdout, "totalrecall bench — store %s, %d cores\n\n", sf.store, runtimeCPUs())
 	var sc struct {
 		CreateScope struct{ ID string }
 	}
 	if err := c.do(`mutation { createScope(name: "bench") { id } }`, nil, &sc); err != nil {
-		return err
+		return nil, err
 	}
 	scope := sc.CreateScope.ID
 	words := vocabulary()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var texts []string // every text stored, for the raw search baseline
 	var textsMu sync.Mutex
+	var ids []string
 
-	// --- store, one client ---
+	// store, one client
 	start := time.Now()
-	for i := 0; i < *n; i++ {
+	for i := 0; i < o.n; i++ {
 		t := sentence(rng, words)
-		if err := c.store(scope, t); err != nil {
-			return err
+		var out struct{ StoreMemory struct{ ID string } }
+		if err := c.do(`mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`,
+			map[string]any{"in": map[string]any{"scopeId": scope, "content": t}}, &out); err != nil {
+			return nil, err
 		}
 		texts = append(texts, t)
+		ids = append(ids, out.StoreMemory.ID)
 	}
-	single := float64(*n) / time.Since(start).Seconds()
+	f.single = float64(o.n) / time.Since(start).Seconds()
 
-	// --- store, concurrent clients ---
+	// store, concurrent clients
 	var done atomic.Int64
 	var firstErr atomic.Value
 	start = time.Now()
 	var wg sync.WaitGroup
-	for w := 0; w < *clients; w++ {
+	for w := 0; w < o.clients; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 7))
-			for done.Add(1) <= int64(*n) {
+			for done.Add(1) <= int64(o.n) {
 				t := sentence(r, words)
 				if err := c.store(scope, t); err != nil {
 					firstErr.CompareAndSwap(nil, err)
@@ -132,75 +206,81 @@ func bench(args []string, stdout io.Writer) error {
 	}
 	wg.Wait()
 	if e := firstErr.Load(); e != nil {
-		return e.(error)
+		return nil, e.(error)
 	}
-	concurrent := float64(*n) / time.Since(start).Seconds()
+	f.concurrent = float64(o.n) / time.Since(start).Seconds()
 
-	// --- raw baselines: single mutations on the same engine, raw Bleve ---
+	// raw baselines on the same store: single-mutation commits, point queries
 	start = time.Now()
-	for i := 0; i < *n; i++ {
-		if err := st.RawSet(ctx, map[string]any{"uid": "_:x", "tr.kind": "Baseline", "mem.content": sentence(rng, words)}); err != nil {
-			return err
+	for i := 0; i < o.n; i++ {
+		if err := st.RawSet(ctx, map[string]any{"uid": "_:x", "tr.kind": "Baseline", "tr.scope": "bench-baseline", "mem.content": sentence(rng, words)}); err != nil {
+			return nil, err
 		}
 	}
-	rawMut := float64(*n) / time.Since(start).Seconds()
-	rawDir := filepath.Join(tmp, "raw-bleve")
-	rawSingle, rawBatch, err := rawBleveIndexing(rawDir, rng, words, *n)
-	if err != nil {
-		return err
+	f.rawCommits = float64(o.n) / time.Since(start).Seconds()
+	var raw, load []time.Duration
+	for i := 0; i < min(o.queries, len(ids)); i++ {
+		id := ids[rng.IntN(len(ids))]
+		t0 := time.Now()
+		if _, err := st.RawQuery(ctx, `query q($id: string) { q(func: eq(tr.id, $id)) { uid mem.content mem.tier mem.doc } }`, map[string]string{"$id": id}); err != nil {
+			return nil, err
+		}
+		raw = append(raw, time.Since(t0))
+		t0 = time.Now()
+		if err := c.do(`query($id: ID!) { memory(id: $id) { id content tier } }`, map[string]any{"id": id}, nil); err != nil {
+			return nil, err
+		}
+		load = append(load, time.Since(t0))
+	}
+	f.rawPointP50, f.loadP50 = pct(raw, 50), pct(load, 50)
+	if f.rawBleveSingle, f.rawBleveBatch, err = rawBleveIndexing(filepath.Join(rawDir, "indexing"), rng, words, o.n); err != nil {
+		return nil, err
 	}
 
-	fmt.Fprintf(stdout, "%-52s %12s   %s\n", "figure", "totalrecall", "raw baseline (same run)")
-	fmt.Fprintf(stdout, "%-52s %10.0f/s   %8.0f/s single-mutation commits (embedded engine)\n", "storeMemory over HTTP, 1 client", single, rawMut)
-	fmt.Fprintf(stdout, "%-52s %10.0f/s   %8.0f/s raw Bleve single-doc index\n", fmt.Sprintf("storeMemory over HTTP, %d clients", *clients), concurrent, rawSingle)
-
-	// --- bulk: the search corpus through storeMemories ---
+	// bulk: the search corpus through storeMemories
 	const batch = 1000
-	have := 2 * *n
+	have := 2 * o.n
 	start = time.Now()
 	stored := 0
-	for have+stored < *corpus {
-		k := min(batch, *corpus-have-stored)
+	for have+stored < o.corpus {
+		k := min(batch, o.corpus-have-stored)
 		ins := make([]map[string]any, k)
 		for i := range ins {
 			t := sentence(rng, words)
 			texts = append(texts, t)
 			ins[i] = map[string]any{"scopeId": scope, "content": t}
 		}
-		var out struct{ StoreMemories []struct{ ID string } }
-		if err := c.do(`mutation($in: [StoreMemoryInput!]!) { storeMemories(inputs: $in) { id } }`, map[string]any{"in": ins}, &out); err != nil {
-			return err
+		if err := c.do(`mutation($in: [StoreMemoryInput!]!) { storeMemories(inputs: $in) { id } }`, map[string]any{"in": ins}, nil); err != nil {
+			return nil, err
 		}
 		stored += k
 	}
-	bulk := float64(stored) / time.Since(start).Seconds()
-	fmt.Fprintf(stdout, "%-52s %10.0f/s   %8.0f/s raw Bleve batches of 1000\n", "storeMemories bulk (batches of 1000)", bulk, rawBatch)
+	if stored > 0 {
+		f.bulk = float64(stored) / time.Since(start).Seconds()
+	}
 
-	// --- search latency at the corpus size, beside raw Bleve over the same texts ---
-	qs := make([]string, *queries)
+	// search latency at the corpus size, beside raw Bleve over the same texts
+	qs := make([]string, o.queries)
 	for i := range qs {
 		qs[i] = words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))]
 	}
 	lat := make([]time.Duration, 0, len(qs))
 	for _, q := range qs {
 		t0 := time.Now()
-		var out struct{ SearchMemory []struct{ Score float64 } }
 		if err := c.do(`query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q, maxResults: 10) { score memory { id content } } }`,
-			map[string]any{"s": scope, "q": q}, &out); err != nil {
-			return err
+			map[string]any{"s": scope, "q": q}, nil); err != nil {
+			return nil, err
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	rawLat, err := rawBleveSearch(filepath.Join(tmp, "raw-bleve-search"), scope, texts, qs)
+	rawLat, err := rawBleveSearch(filepath.Join(rawDir, "search"), scope, texts, qs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cnt, _ := idx.Count()
-	p50, p99 := pct(lat, 50), pct(lat, 99)
-	r50, r99 := pct(rawLat, 50), pct(rawLat, 99)
-	fmt.Fprintf(stdout, "%-52s %9.2fms   %7.2fms raw Bleve top-10 match query\n", fmt.Sprintf("searchMemory over HTTP p50 (%d memories)", cnt), ms(p50), ms(r50))
-	fmt.Fprintf(stdout, "%-52s %9.2fms   %7.2fms raw Bleve top-10 match query\n", fmt.Sprintf("searchMemory over HTTP p99 (%d memories)", cnt), ms(p99), ms(r99))
-	return nil
+	f.corpus, _ = idx.Count()
+	f.searchP50, f.searchP99 = pct(lat, 50), pct(lat, 99)
+	f.rawBleveSearchP50, f.rawBleveSearchP99 = pct(rawLat, 50), pct(rawLat, 99)
+	return f, nil
 }
 
 func runtimeCPUs() int { return runtime.NumCPU() }

@@ -528,13 +528,16 @@ func (c *Cortex) SearchMemory(ctx context.Context, in SearchInput) ([]*recall.Ra
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.store.Scope(ctx, in.ScopeID); err != nil {
-		return nil, err
-	}
 	res, err := c.recall.Search(ctx, recall.Query{ScopeID: in.ScopeID, Text: in.Query, MaxResults: in.MaxResults,
 		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations})
 	if err != nil {
 		return nil, err
+	}
+	if len(res) == 0 {
+		// Only an empty answer needs to know whether the scope exists at all.
+		if _, err := c.store.Scope(ctx, in.ScopeID); err != nil {
+			return nil, err
+		}
 	}
 	c.accesses.searched(tc, in, res, c.hippo)
 	return res, nil

@@ -68,10 +68,8 @@ func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
 	if len(f.States) == 0 {
 		f.States = []domain.LifecycleState{domain.StateActive}
 	}
-	over := limit * 3
-	if over < 30 {
-		over = 30
-	}
+	// Some headroom for hits whose memory changed or went since it was indexed.
+	over := max(limit*2, 20)
 	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: over, Filter: f})
 	if err != nil {
 		return nil, err
