@@ -67,7 +67,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		}
 		s.b, s.embedded = b, true
 	case "dgraph":
-		dg, err := dgo.Open(uri)
+		dg, err := openCluster(uri)
 		if err != nil {
 			return nil, fmt.Errorf("dgraph %s: %w", u.Host, err)
 		}

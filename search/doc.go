@@ -6,8 +6,11 @@
 // the graph stays the source of truth and search hits carry only ids and scores.
 //
 // Writes from concurrent callers are grouped by a single writer goroutine into Bleve batches,
-// because one batch of a thousand documents costs about as much as a handful of single-document
-// batches. A Put returns once its documents are committed, so they are searchable right away.
+// since every batch pays a fixed cost, so a batch of many documents costs little more than a
+// batch of one. A Put returns once its documents are searchable; scorch persists them in the
+// background, in order. Durability comes from the event log, not from the index: the watermark
+// persisted with a snapshot never runs ahead of that snapshot's documents, and the owner
+// re-applies the log from the watermark after a crash.
 //
 // Every query is confined to one scope, and the caller's text is only ever analysed as plain
 // words: it is never parsed as Bleve query-string syntax.

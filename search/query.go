@@ -42,6 +42,9 @@ var contentAnalyzer analysis.Analyzer = newMapping().AnalyzerNamed(en.AnalyzerNa
 // only whitespace is INVALID_ARGUMENT; a text with no searchable word (only stop words or
 // punctuation) finds nothing.
 func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
+	if i.closed.Load() {
+		return nil, unavailable()
+	}
 	bq, err := BleveQuery(q)
 	if err != nil || bq == nil {
 		return nil, err

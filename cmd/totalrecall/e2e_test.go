@@ -182,6 +182,7 @@ var e2eTests = []struct {
 	{"StoreRetriedWithSameRequestID", testStoreRetriedWithSameRequestID},
 	{"ReclassifyAndDelete", testReclassifyAndDelete},
 	{"MemoryEventsOverWebsocketAndSSE", testMemoryEventsOverWebsocketAndSSE},
+	{"SlowSubscriberNeverBlocksWrites", testSlowSubscriberNeverBlocksWrites},
 }
 
 // backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph
@@ -213,6 +214,7 @@ func TestEndToEnd(t *testing.T) {
 			s.stop(t)
 			// Deleting the index folder and restarting loses nothing: the log rebuilds it.
 			t.Run("IndexRebuiltFromEventLog", func(t *testing.T) { testRestart(t, flags) })
+			t.Run("ReindexCommand", func(t *testing.T) { testReindexCommand(t, flags) })
 		})
 	}
 }
@@ -616,5 +618,36 @@ func testRestart(t *testing.T, sf storeFlags) {
 	s.ok(t, `query($id: ID!) { memory(id: $id) { `+memFields+` } }`, map[string]any{"id": m.ID}, &r)
 	if r.Memory.Content != m.Content {
 		t.Fatalf("after restart: %+v", r.Memory)
+	}
+}
+
+// testReindexCommand rebuilds the index with `totalrecall reindex` and finds every memory again.
+func testReindexCommand(t *testing.T, sf storeFlags) {
+	args := []string{"reindex", "--store", sf.store}
+	if sf.index != "" {
+		args = append(args, "--index", sf.index)
+	}
+	var out bytes.Buffer
+	if err := run(args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := fmt.Sscanf(out.String(), "reindexed %d memories", &n); err != nil || n == 0 {
+		t.Fatalf("reindex said %q", out.String())
+	}
+	s := startServer(t, sf)
+	defer s.stop(t)
+	scope, _, _ := s.createScope(t, "after reindex")
+	if hits := s.search(t, scope, "narwhal", false); len(hits) != 0 {
+		t.Fatalf("a new scope found %d hits", len(hits))
+	}
+	var r struct{ Scopes []struct{ ID, Name string } }
+	s.ok(t, `{ scopes { id name } }`, nil, &r)
+	for _, sc := range r.Scopes {
+		if sc.Name == "restart" {
+			if hits := s.search(t, sc.ID, "narwhal", false); len(hits) == 0 {
+				t.Fatalf("after reindex the restart scope's memory is not found")
+			}
+		}
 	}
 }

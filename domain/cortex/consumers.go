@@ -37,7 +37,7 @@ func (c *Cortex) catchUp(ctx context.Context) error {
 	start := time.Now()
 	n := 0
 	for wm < head {
-		evs, err := c.store.EventsSince(ctx, wm, 2000)
+		evs, err := c.store.EventsSince(ctx, wm, 500)
 		if err != nil {
 			return err
 		}

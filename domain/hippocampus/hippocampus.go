@@ -129,7 +129,7 @@ func (h *Hippocampus) Form(in StoreInput, cmd domain.TransactionContext) (*domai
 	if in.Importance != nil {
 		m.Importance = *in.Importance
 	}
-	m.Salience = salience.Initial(m.Tier, m.Importance)
+	m.Salience = salience.Initial(m.Importance)
 	ev := &domain.Event{Type: domain.EvMemoryStored, ScopeID: m.ScopeID, MemoryID: m.ID,
 		Context: cmd.Derive(domain.CtxHippocampus, now), Payload: StoredPayload(m)}
 	return m, ev
@@ -153,7 +153,7 @@ func (h *Hippocampus) Claim(m *domain.Memory, cmd domain.TransactionContext) []*
 	if first {
 		m.Claimed, m.ClaimedAt = true, &now
 	}
-	m.Salience = salience.Claimed(m.Salience)
+	m.Salience = salience.Reinforce(m)
 	m.UpdatedAt = now
 	return []*domain.Event{{Type: domain.EvMemoryClaimed, ScopeID: m.ScopeID, MemoryID: m.ID,
 		Context: cmd.Derive(domain.CtxHippocampus, now),
@@ -166,7 +166,7 @@ func (h *Hippocampus) Access(m *domain.Memory, cause domain.TransactionContext) 
 	now := h.Now().UTC()
 	m.AccessCount++
 	m.LastAccessedAt = &now
-	m.Salience = salience.Accessed(m.Salience)
+	m.Salience = salience.Reinforce(m)
 	return &domain.Event{Type: domain.EvMemoryAccessed, ScopeID: m.ScopeID, MemoryID: m.ID,
 		Context: cause.Derive(domain.CtxHippocampus, now),
 		Payload: map[string]any{"memoryId": m.ID, "accessTimestamp": now.Format(time.RFC3339Nano)}}

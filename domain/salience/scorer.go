@@ -1,0 +1,155 @@
+package salience
+
+import (
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Consumes are the events the Salience context recomputes scores on.
+var Consumes = []domain.EventType{
+	domain.EvMemoryStored, domain.EvMemoryAccessed, domain.EvMemoryClaimed, domain.EvMemoryReclassified,
+	domain.EvAssociationCreated, domain.EvAssociationStrengthened, domain.EvAssociationWeakened,
+}
+
+// Consumed reports whether the Salience context consumes events of type t.
+func Consumed(t domain.EventType) bool {
+	for _, c := range Consumes {
+		if c == t {
+			return true
+		}
+	}
+	return false
+}
+
+// reinforcing events reset a memory's recency; rising ones may lift it into a higher tier.
+func reinforcing(t domain.EventType) bool {
+	switch t {
+	case domain.EvMemoryStored, domain.EvMemoryAccessed, domain.EvMemoryClaimed, domain.EvMemoryReclassified:
+		return true
+	}
+	return false
+}
+
+func rising(t domain.EventType) bool {
+	switch t {
+	case domain.EvMemoryAccessed, domain.EvMemoryClaimed, domain.EvAssociationCreated, domain.EvAssociationStrengthened:
+		return true
+	}
+	return false
+}
+
+// Scorer recomputes scores when memories are stored, retrieved, claimed, reclassified or
+// (dis)associated. Safe for concurrent use.
+type Scorer struct {
+	Params Params
+	Now    domain.Clock
+}
+
+// MemoryIDs returns the memories the consumed events among evs are about, in order of first
+// appearance; association events name both ends.
+func MemoryIDs(evs []*domain.Event) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, e := range evs {
+		if !Consumed(e.Type) {
+			continue
+		}
+		add(e.MemoryID)
+	}
+	return out
+}
+
+// Plan returns the score updates for the consumed events among evs (in log order), given the
+// current rows of the memories they touch. Each scored memory gets one SalienceScored, caused
+// by the last event about it; a rise to a higher tier's threshold adds a TierPromoted that the
+// Hippocampus applies in the same write.
+func (s *Scorer) Plan(evs []*domain.Event, rows map[string]*domain.ScoreRow) *domain.Changes {
+	now := s.Now().UTC()
+	type acc struct {
+		last       *domain.Event
+		reinforced *time.Time
+		canRise    bool
+	}
+	var order []string
+	per := map[string]*acc{}
+	for _, e := range evs {
+		if !Consumed(e.Type) || e.MemoryID == "" {
+			continue
+		}
+		a := per[e.MemoryID]
+		if a == nil {
+			a = &acc{}
+			per[e.MemoryID] = a
+			order = append(order, e.MemoryID)
+		}
+		a.last = e
+		if reinforcing(e.Type) {
+			at := e.Context.Timestamp.UTC()
+			if a.reinforced == nil || at.After(*a.reinforced) {
+				a.reinforced = &at
+			}
+		}
+		a.canRise = a.canRise || rising(e.Type)
+	}
+	ch := &domain.Changes{}
+	for _, id := range order {
+		a, r := per[id], rows[id]
+		if r == nil {
+			continue // deleted since
+		}
+		potential := Potential(Features{Importance: r.Importance, AccessCount: r.AccessCount, Claimed: r.Claimed, Connectivity: r.Connectivity})
+		var recency float64
+		up := domain.ScoreUpdate{MemoryID: id, Potential: &potential}
+		switch {
+		case a.reinforced != nil:
+			one := 1.0
+			up.Recency, up.ScoredAt, up.ReinforcedAt = &one, a.reinforced, a.reinforced
+			recency = s.Params.Decay(1, *a.reinforced, now, r.Tier, r.Claimed)
+		case r.Scored:
+			recency = s.Params.Decay(r.Recency, r.ScoredAt, now, r.Tier, r.Claimed)
+		default:
+			// First scoring without a reinforcement in view: checkpoint from the row's history.
+			at := LastReinforced(r)
+			one := 1.0
+			up.Recency, up.ScoredAt = &one, &at
+			recency = s.Params.Decay(1, at, now, r.Tier, r.Claimed)
+		}
+		score := clamp(potential * recency)
+		up.Salience = score
+		scored := &domain.Event{Type: domain.EvSalienceScored, ScopeID: r.ScopeID,
+			Context: a.last.Context.Derive(domain.CtxSalience, now),
+			Payload: map[string]any{"memoryId": id, "score": score, "potential": potential, "recency": recency,
+				"lastAccessed": timeOrNil(r.LastAccessedAt), "decayRate": s.Params.Rate(r.Tier, r.Claimed),
+				"claimed": r.Claimed, "tier": string(r.Tier)}}
+		if to, ok := s.Params.Promotion(r.Tier, score); ok && a.canRise {
+			// The tier changes: checkpoint the recency at now, under the new tier's rate.
+			nowRec := recency
+			up.Recency, up.ScoredAt = &nowRec, &now
+			up.Tier, up.ExpectVersion = to, r.Version
+			promoted := &domain.Event{Type: domain.EvTierPromoted, ScopeID: r.ScopeID, MemoryID: id,
+				Context: scored.Context.Derive(domain.CtxSalience, now),
+				Payload: map[string]any{"memoryId": id, "oldTier": string(r.Tier), "newTier": string(to), "score": score},
+				// The Hippocampus consumes it and moves the memory in the same write.
+				Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: now}}}
+			up.Events = []*domain.Event{scored, promoted}
+		} else {
+			up.Events = []*domain.Event{scored}
+		}
+		ch.Scores = append(ch.Scores, up)
+	}
+	return ch
+}
+
+func timeOrNil(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}

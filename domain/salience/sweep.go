@@ -1,0 +1,176 @@
+package salience
+
+import (
+	"context"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// SweepResult is the response of a DecaySweep.
+type SweepResult struct {
+	ScopeID   string        `json:"scopeId"`
+	Tier      domain.Tier   `json:"tier,omitempty"`
+	Evaluated int           `json:"memoriesEvaluated"`
+	Demotions int           `json:"demotions"`
+	Rescored  int           `json:"rescored"`
+	Duration  time.Duration `json:"duration"`
+}
+
+// Sweeper runs decay sweeps (MSG-0004): it recalculates the scores of a scope's memories at the
+// clock's now, demotes those below their tier's threshold (publishing TierDemoted, which the
+// Hippocampus applies in the same write) and rewrites stored scores that drifted. It only ever
+// moves memories down and rewrites scores: decay removes nothing. Safe for concurrent use.
+type Sweeper struct {
+	Store  domain.LivingStore
+	Params Params
+	Now    domain.Clock
+	// PageSize is how many memories are read per query; BatchSize how many updates per write.
+	PageSize  int
+	BatchSize int
+}
+
+// Sweep sweeps one tier of a scope, or every tier when tier is "". command is the DecaySweep
+// message (persisted first; the sweep's events derive from its context); req, when it has a
+// RequestID, makes the sweep at-most-once (a retry gets the first result). Errors: the store's.
+func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string, tier domain.Tier, command *domain.Event) (SweepResult, error) {
+	res := SweepResult{ScopeID: scopeID, Tier: tier}
+	if req.RequestID != "" {
+		if ok, err := s.Store.Replay(ctx, req, &res); err != nil || ok {
+			return res, err
+		}
+	}
+	if _, err := s.Store.Apply(ctx, nil, &domain.Changes{Events: []*domain.Event{command}}, nil); err != nil {
+		return res, err
+	}
+	cmd := command.Context
+	start := time.Now()
+	now := s.Now().UTC()
+	page, batch := s.PageSize, s.BatchSize
+	if page <= 0 {
+		page = 10000
+	}
+	if batch <= 0 {
+		batch = 5000
+	}
+	tiers := []domain.Tier{tier}
+	if tier == "" {
+		// Bottom up: a demoted memory lands in a tier already swept and is not evaluated twice.
+		tiers = []domain.Tier{domain.TierArchive, domain.TierLongTerm, domain.TierActiveContext, domain.TierIdentityCore}
+	}
+	var pending []domain.ScoreUpdate
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		r, err := s.Store.Apply(ctx, nil, &domain.Changes{Scores: pending}, nil)
+		if err != nil {
+			return err
+		}
+		res.Demotions += r.Moved
+		res.Rescored += r.Applied - r.Moved
+		pending = pending[:0]
+		return nil
+	}
+	for _, t := range tiers {
+		cursor := ""
+		for {
+			rows, next, err := s.Store.SweepPage(ctx, scopeID, t, cursor, page)
+			if err != nil {
+				return res, err
+			}
+			if err := s.completeRows(ctx, rows); err != nil {
+				return res, err
+			}
+			for _, r := range rows {
+				res.Evaluated++
+				if up, ok := s.evaluate(r, now, cmd); ok {
+					pending = append(pending, up)
+				}
+			}
+			if len(pending) >= batch {
+				if err := flush(); err != nil {
+					return res, err
+				}
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	res.Duration = time.Since(start)
+	done := &domain.Event{Type: domain.EvDecaySweepCompleted, ScopeID: scopeID, Context: cmd.Derive(domain.CtxSalience, s.Now().UTC()),
+		Payload: map[string]any{"scopeId": scopeID, "tier": string(tier), "memoriesEvaluated": res.Evaluated,
+			"demotions": res.Demotions, "rescored": res.Rescored},
+		Touches: []domain.Touch{{Context: domain.CtxSubconscious, At: now}}}
+	var rq *domain.Request
+	if req.RequestID != "" {
+		rq = &req
+	}
+	if _, err := s.Store.Apply(ctx, rq, &domain.Changes{Events: []*domain.Event{done}}, res); err != nil {
+		return res, err
+	}
+	if rq != nil {
+		// A concurrent retry may have recorded its result first: answer that one.
+		if ok, err := s.Store.Replay(ctx, req, &res); err != nil || ok {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// completeRows fills in the features of rows the Salience context has not scored yet.
+func (s *Sweeper) completeRows(ctx context.Context, rows []*domain.ScoreRow) error {
+	var ids []string
+	for _, r := range rows {
+		if !r.Scored {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	full, err := s.Store.ScoreRows(ctx, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*domain.ScoreRow, len(full))
+	for _, f := range full {
+		byID[f.ID] = f
+	}
+	for i, r := range rows {
+		if f, ok := byID[r.ID]; ok {
+			rows[i] = f
+		}
+	}
+	return nil
+}
+
+// evaluate decides what the sweep does with one memory.
+func (s *Sweeper) evaluate(r *domain.ScoreRow, now time.Time, cmd domain.TransactionContext) (domain.ScoreUpdate, bool) {
+	score, recency, potential := s.Params.Current(r, now)
+	if to, ok := s.Params.Demotion(r.Tier, score); ok {
+		ev := &domain.Event{Type: domain.EvTierDemoted, ScopeID: r.ScopeID, MemoryID: r.ID,
+			Context: cmd.Derive(domain.CtxSalience, now),
+			Payload: map[string]any{"memoryId": r.ID, "oldTier": string(r.Tier), "newTier": string(to), "score": score,
+				"decayRate": s.Params.Rate(r.Tier, r.Claimed), "claimed": r.Claimed},
+			// The Hippocampus consumes TierDemoted and moves the memory down in the same write.
+			Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: now}}}
+		n := now
+		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n,
+			Tier: to, ExpectVersion: r.Version, Events: []*domain.Event{ev}}, true
+	}
+	if !r.Scored {
+		// Checkpoint it, so later sweeps read it cheaply.
+		n := now
+		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n}, true
+	}
+	if d := score - r.Salience; d >= s.Params.Refresh || -d >= s.Params.Refresh {
+		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score}, true
+	}
+	return domain.ScoreUpdate{}, false
+}
