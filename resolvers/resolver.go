@@ -2,7 +2,7 @@
 // The generated executor lives in resolvers/generated, input models in resolvers/model.
 package resolvers
 
-//go:generate go tool gqlgen generate --config ../gqlgen.yml
+//go:generate sh -c "cd .. && go tool gqlgen generate --config gqlgen.yml"
 
 import "github.com/totalrecall/totalrecall/domain/cortex"
 
