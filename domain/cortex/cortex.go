@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -259,7 +260,7 @@ func (c *Cortex) StoreMemories(ctx context.Context, ins []hippocampus.StoreInput
 		return nil, domain.FieldErrorf("inputs", "at most %d memories per batch", domain.MaxBatch)
 	}
 	for i, in := range ins {
-		if err := hippocampus.Validate("inputs["+itoa(i)+"].", in); err != nil {
+		if err := hippocampus.Validate("inputs["+strconv.Itoa(i)+"].", in); err != nil {
 			return nil, err
 		}
 	}
@@ -596,12 +597,4 @@ func (c *Cortex) Trace(ctx context.Context, requestID string) ([]*TraceNode, []*
 		}
 	}
 	return roots, evs, nil
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
