@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -64,12 +65,23 @@ func (s *Store) events(ctx context.Context, q string, vars map[string]string) ([
 	return out, nil
 }
 
-// EventsSince returns up to limit events with Seq > seq, in Seq order.
+// EventsSince returns up to limit events with Seq > seq, in Seq order. Seq has no gaps, so the
+// next events are exactly the range seq+1..seq+limit: a range on the index, sorted here —
+// asking Dgraph to sort would walk the whole ev.seq index on every call.
 func (s *Store) EventsSince(ctx context.Context, seq uint64, limit int) ([]*domain.Event, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	return s.events(ctx, fmt.Sprintf(`{ q(func: gt(ev.seq, %d), orderasc: ev.seq, first: %d) { %s } }`, seq, limit, eventFields), nil)
+	evs, err := s.events(ctx, fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s } }`, seq+1, seq+uint64(limit), eventFields), nil)
+	if err != nil {
+		return nil, err
+	}
+	sortBySeq(evs)
+	return evs, nil
+}
+
+func sortBySeq(evs []*domain.Event) {
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Seq < evs[j].Seq })
 }
 
 // LastSeq returns the Seq of the newest event.
@@ -105,22 +117,28 @@ func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.
 	return s.allEvents(ctx, "ev.requestId", requestID)
 }
 
-// allEvents pages through the events whose pred equals value. Dgraph caps a sorted result at
-// 1000 nodes unless told otherwise, so the pages are explicit.
+// allEvents returns the events whose pred equals value, in Seq order. It pages by uid (Dgraph
+// caps sorted results at 1000 nodes) and sorts here.
 func (s *Store) allEvents(ctx context.Context, pred, value string) ([]*domain.Event, error) {
 	const page = 1000
 	var out []*domain.Event
-	var after uint64
+	after := "0x0"
 	for {
-		evs, err := s.events(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v), orderasc: ev.seq, first: %d) @filter(gt(ev.seq, %d)) { %s } }`,
-			pred, page, after, eventFields), map[string]string{"$v": value})
-		if err != nil {
+		var r struct {
+			Q []eventNode `json:"q"`
+		}
+		if err := s.read(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v), first: %d, after: %s) { %s } }`,
+			pred, page, after, eventFields), map[string]string{"$v": value}, &r); err != nil {
 			return nil, err
 		}
-		out = append(out, evs...)
-		if len(evs) < page {
-			return out, nil
+		for i := range r.Q {
+			out = append(out, r.Q[i].event())
+			after = r.Q[i].UID
 		}
-		after = evs[len(evs)-1].Seq
+		if len(r.Q) < page {
+			break
+		}
 	}
+	sortBySeq(out)
+	return out, nil
 }
