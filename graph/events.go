@@ -65,19 +65,30 @@ func (s *Store) events(ctx context.Context, q string, vars map[string]string) ([
 	return out, nil
 }
 
-// EventsSince returns up to limit events with Seq > seq, in Seq order. Seq has no gaps, so the
-// next events are exactly the range seq+1..seq+limit: a range on the index, sorted here —
-// asking Dgraph to sort would walk the whole ev.seq index on every call.
+// EventsSince returns up to limit events with Seq > seq, in Seq order. Seq is assigned without
+// gaps, but deleting a scope deletes its events, so the log may have holes: the events are read
+// as ranges of Seq on the index, up to the committed head, and sorted here — asking Dgraph to
+// sort would walk the whole ev.seq index on every call.
 func (s *Store) EventsSince(ctx context.Context, seq uint64, limit int) ([]*domain.Event, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	evs, err := s.events(ctx, fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s } }`, seq+1, seq+uint64(limit), eventFields), nil)
+	head, err := s.LastSeq(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sortBySeq(evs)
-	return evs, nil
+	var out []*domain.Event
+	for lo := seq + 1; lo <= head && len(out) < limit; {
+		hi := min(head, lo+uint64(limit-len(out))-1)
+		evs, err := s.events(ctx, fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s } }`, lo, hi, eventFields), nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+		lo = hi + 1
+	}
+	sortBySeq(out)
+	return out, nil
 }
 
 func sortBySeq(evs []*domain.Event) {

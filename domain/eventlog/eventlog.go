@@ -6,6 +6,7 @@ package eventlog
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
 
@@ -116,19 +117,11 @@ func (l *Log) fetch(ctx context.Context) (int, error) {
 	if err != nil || len(evs) == 0 {
 		return 0, err
 	}
-	// Only a contiguous run is taken: a gap means a commit not yet visible here.
-	n := 0
-	for _, e := range evs {
-		if e.Seq != head+uint64(n)+1 {
-			break
-		}
-		n++
-	}
-	if n == 0 {
-		return 0, nil
-	}
+	// The store answers only committed events, in order; Seq may have holes where a deleted
+	// scope's events were.
+	n := len(evs)
 	l.mu.Lock()
-	l.recent = append(l.recent, evs[:n]...)
+	l.recent = append(l.recent, evs...)
 	if len(l.recent) > keep {
 		l.recent = append([]*domain.Event(nil), l.recent[len(l.recent)-keep:]...)
 	}
@@ -148,7 +141,7 @@ func (l *Log) after(ctx context.Context, seq uint64, max int) ([]*domain.Event, 
 		return nil, ch, nil
 	}
 	if len(l.recent) > 0 && l.recent[0].Seq <= seq+1 {
-		i := int(seq + 1 - l.recent[0].Seq)
+		i := sort.Search(len(l.recent), func(k int) bool { return l.recent[k].Seq > seq })
 		j := min(len(l.recent), i+max)
 		out := append([]*domain.Event(nil), l.recent[i:j]...)
 		l.mu.Unlock()
