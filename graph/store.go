@@ -260,6 +260,11 @@ type tx struct {
 	sets   []map[string]any
 	dels   []map[string]any
 	events []*domain.Event
+
+	// The event counter as read at the start of a cluster transaction.
+	counterRead bool
+	counterVal  uint64
+	counterUID  string
 }
 
 func (t *tx) query(q string, vars map[string]string, out any) error {
@@ -331,14 +336,35 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 	}()
 
-	if req != nil && req.RequestID != "" {
-		var r struct {
-			Q []requestNode `json:"q"`
+	// One round trip reads the request record and, on a cluster, the event counter.
+	var pre struct {
+		Q []requestNode `json:"q"`
+		C []struct {
+			UID   string `json:"uid"`
+			Value uint64 `json:"counter.value"`
+		} `json:"c"`
+	}
+	withReq := req != nil && req.RequestID != ""
+	if withReq || !s.embedded {
+		blocks, vars := "", map[string]string{}
+		if withReq {
+			blocks += `q(func: eq(req.key, $k)) { uid req.fingerprint req.result } `
+			vars["$k"] = requestKey(req)
 		}
-		if err := t.query(`query q($k: string) { q(func: eq(req.key, $k)) { uid req.fingerprint req.result } }`,
-			map[string]string{"$k": requestKey(req)}, &r); err != nil {
+		if !s.embedded {
+			blocks += `c(func: eq(tr.id, $c)) { uid counter.value } `
+			vars["$c"] = eventCounterID
+		}
+		if err := t.query(`query q`+varDecl(vars)+` { `+blocks+`}`, vars, &pre); err != nil {
 			return zero, err
 		}
+		t.counterRead = !s.embedded
+		if len(pre.C) > 0 {
+			t.counterVal, t.counterUID = pre.C[0].Value, pre.C[0].UID
+		}
+	}
+	if withReq {
+		r := pre
 		if len(r.Q) > 0 {
 			if r.Q[0].Fingerprint != req.Fingerprint {
 				return zero, domain.Errorf(domain.ECONFLICT,
@@ -424,20 +450,13 @@ func (t *tx) lastSeq() (uint64, string, error) {
 		}
 		return t.s.seq, t.s.counterUID, nil
 	}
-	var r struct {
-		Q []struct {
-			UID   string `json:"uid"`
-			Value uint64 `json:"counter.value"`
-		} `json:"q"`
+	if !t.counterRead {
+		return 0, "", errors.New("event counter not read in this transaction")
 	}
-	if err := t.query(`query q($id: string) { q(func: eq(tr.id, $id)) { uid counter.value } }`,
-		map[string]string{"$id": eventCounterID}, &r); err != nil {
-		return 0, "", err
-	}
-	if len(r.Q) == 0 {
+	if t.counterUID == "" {
 		return 0, "_:counter", nil
 	}
-	return r.Q[0].Value, r.Q[0].UID, nil
+	return t.counterVal, t.counterUID, nil
 }
 
 // read runs a read-only query against committed data.
