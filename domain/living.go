@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -173,4 +174,37 @@ type WorkingMemory struct {
 	Capacity  int           `json:"capacity"`
 	Items     []WorkingItem `json:"items"`
 	UpdatedAt time.Time     `json:"updatedAt"`
+}
+
+// IsHeartbeat reports whether a message is heartbeat-only (seed 003, heartbeat isolation): every
+// word is a heartbeat token such as HEARTBEAT or HEARTBEAT_OK (upper case, optionally with
+// _SUFFIX parts). Such messages are never stored as memories nor used as queries; a message that
+// merely mentions a heartbeat among other words is not one.
+func IsHeartbeat(s string) bool {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		w = strings.TrimRight(w, ".!")
+		rest, ok := strings.CutPrefix(w, "HEARTBEAT")
+		if !ok {
+			return false
+		}
+		for rest != "" {
+			if rest[0] != '_' || len(rest) == 1 {
+				return false
+			}
+			rest = rest[1:]
+			i := 0
+			for i < len(rest) && (rest[i] >= 'A' && rest[i] <= 'Z' || rest[i] >= '0' && rest[i] <= '9') {
+				i++
+			}
+			if i == 0 {
+				return false
+			}
+			rest = rest[i:]
+		}
+	}
+	return true
 }

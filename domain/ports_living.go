@@ -5,8 +5,12 @@ import (
 	"time"
 )
 
-// ScoreRow is what scoring a memory needs, read from the graph.
+// ScoreRow is what scoring a memory needs, read from the graph. Rows of a sweep page carry only
+// the stored checkpoint (Full false, ID empty); ScoreRows fill in everything.
 type ScoreRow struct {
+	// Ref is the store's reference to the memory node (opaque), for ScoreRowsByRef and updates.
+	Ref            string
+	Full           bool
 	ID             string
 	ScopeID        string
 	Tier           Tier
@@ -23,20 +27,23 @@ type ScoreRow struct {
 	// Connectivity is the sum of the strengths of the memory's associations (ScoreRows only).
 	Connectivity float64
 	// Scored says the Salience context has scored the memory: Potential, Recency and ScoredAt
-	// hold its last checkpoint.
-	Scored    bool
-	Potential float64
-	Recency   float64
-	ScoredAt  time.Time
+	// hold its last checkpoint, taken at ScoredVersion of the memory with ScoredClaimed.
+	Scored        bool
+	Potential     float64
+	Recency       float64
+	ScoredAt      time.Time
+	ScoredVersion int64
+	ScoredClaimed bool
 }
 
-// ScoreUpdate is a new score (and possibly a new tier) for one memory. Nil fields are left as
-// they are.
+// ScoreUpdate is a new score (and possibly a new tier) for one memory, addressed by Ref when set,
+// else by MemoryID. Nil fields are left as they are.
 type ScoreUpdate struct {
-	MemoryID  string
-	Salience  float64
-	Potential *float64
-	// Recency and ScoredAt checkpoint the recency factor; both or neither.
+	MemoryID string
+	Ref      string
+	Salience float64
+	// Potential, Recency and ScoredAt are the new checkpoint: all three or none.
+	Potential    *float64
 	Recency      *float64
 	ScoredAt     *time.Time
 	ReinforcedAt *time.Time
@@ -152,9 +159,11 @@ type SessionUpdate func(active []*Session) (*Changes, any, error)
 type LivingStore interface {
 	// ScoreRows loads what scoring needs for the memories among ids that exist.
 	ScoreRows(ctx context.Context, ids []string) ([]*ScoreRow, error)
+	// ScoreRowsByRef is ScoreRows for the refs of rows read before.
+	ScoreRowsByRef(ctx context.Context, refs []string) ([]*ScoreRow, error)
 	// SweepPage returns up to limit memories of a scope in one tier after cursor (opaque; ""
-	// starts), and the cursor of the next page ("" when there is none). Rows carry the stored
-	// checkpoint, not Connectivity or Importance.
+	// starts), and the cursor of the next page ("" when there is none). Rows carry only their
+	// Ref, tier, stored score and checkpoint: what a sweep reads of every memory.
 	SweepPage(ctx context.Context, scopeID string, tier Tier, cursor string, limit int) ([]*ScoreRow, string, error)
 	// Apply commits ch in one write. Score updates of deleted memories, or of memories no longer
 	// at their ExpectVersion, are skipped with their events. With req, the operation applies at
@@ -180,6 +189,8 @@ type LivingStore interface {
 	UpdateSessions(ctx context.Context, req *Request, instanceID string, fn SessionUpdate, out any) error
 	// Session loads one session. Errors: NOT_FOUND.
 	Session(ctx context.Context, id string) (*Session, error)
+	// Sessions loads the sessions that exist among ids (any order).
+	Sessions(ctx context.Context, ids []string) ([]*Session, error)
 	// ActiveSessions lists up to limit active sessions, oldest heartbeat first.
 	ActiveSessions(ctx context.Context, limit int) ([]*Session, error)
 	// LastEndedSession returns the scope's most recently ended session, nil if none.

@@ -348,48 +348,10 @@ func reqPtr(r domain.Request) *domain.Request {
 	return &r
 }
 
-// DeleteMemory removes a memory node and every association touching it.
+// DeleteMemory removes a memory node, every association touching it and its outgoing
+// references (see DeleteArtifact: references pointing at it stay, broken).
 func (s *Store) DeleteMemory(ctx context.Context, req domain.Request, id string, fn domain.MemoryUpdate) (*domain.Memory, error) {
-	return write(ctx, s, reqPtr(req), func(t *tx) (*domain.Memory, error) {
-		n, err := t.memoryByID(id)
-		if err != nil {
-			return nil, err
-		}
-		m, err := n.memory()
-		if err != nil {
-			return nil, err
-		}
-		evs, err := fn(m)
-		if err != nil {
-			return nil, err
-		}
-		var r struct {
-			Q []map[string][]struct {
-				UID string `json:"uid"`
-			} `json:"q"`
-		}
-		if err := t.query(`{ q(func: uid(`+n.UID+`)) { `+reverseAssocFields()+` } }`, nil, &r); err != nil {
-			return nil, err
-		}
-		for _, row := range r.Q {
-			for key, peers := range row {
-				pred := strings.TrimPrefix(key, "~")
-				for _, p := range peers {
-					t.del(map[string]any{"uid": p.UID, pred: map[string]any{"uid": n.UID}})
-				}
-			}
-		}
-		del := map[string]any{"uid": n.UID}
-		for _, p := range memPredicates {
-			del[p] = nil
-		}
-		for _, at := range domain.AssociationTypes {
-			del[assocPred(at)] = nil
-		}
-		t.del(del)
-		t.emit(evs...)
-		return m, nil
-	})
+	return s.deleteMemory(ctx, req, id, fn)
 }
 
 func reverseAssocFields() string {

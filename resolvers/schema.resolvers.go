@@ -89,8 +89,8 @@ func (r *mutationResolver) ReclassifyMemory(ctx context.Context, input model.Rec
 }
 
 // DeleteMemory is the resolver for the deleteMemory field.
-func (r *mutationResolver) DeleteMemory(ctx context.Context, id string, reason *string, requestID *string, sessionID *string) (*domain.Memory, error) {
-	return r.Cortex.DeleteMemory(ctx, id, str(reason), cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)})
+func (r *mutationResolver) DeleteMemory(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Memory, error) {
+	return r.Cortex.DeleteMemoryCascade(ctx, id, str(reason), cascade != nil && *cascade, cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)})
 }
 
 // AssociateMemories is the resolver for the associateMemories field.

@@ -49,6 +49,9 @@ type figures struct {
 // measured in the same run on the same machine: on the embedded engine, and on a Dgraph cluster
 // as well when --cluster names one.
 func bench(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "digest" {
+		return benchDigest(args[1:], stdout)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	cluster := fs.String("cluster", "", "also measure on this Dgraph cluster (dgraph://HOST:PORT)")
 	var o benchOpts

@@ -183,6 +183,26 @@ var e2eTests = []struct {
 	{"ReclassifyAndDelete", testReclassifyAndDelete},
 	{"MemoryEventsOverWebsocketAndSSE", testMemoryEventsOverWebsocketAndSSE},
 	{"SlowSubscriberNeverBlocksWrites", testSlowSubscriberNeverBlocksWrites},
+	{"SessionLifecycle", testSessionLifecycle},
+	{"BreakNotification", testBreakNotification},
+	{"TotalRecall", testTotalRecall},
+	{"TotalRecallThrottled", testTotalRecallThrottled},
+	{"DecayOverASimulatedYear", testDecayOverASimulatedYear},
+	{"ReflectAndReclassify", testReflectAndReclassify},
+	{"Consolidate", testConsolidate},
+	{"WorkingMemoryAndPromptContext", testWorkingMemoryAndPromptContext},
+	{"ResonateAndHeartbeatIsolation", testResonateAndHeartbeatIsolation},
+	{"NotificationsNeedAnAddressee", testNotificationsNeedAnAddressee},
+	{"ArtifactFamilies", testArtifactFamilies},
+	{"RefgraphAndDerivedView", testRefgraphAndDerivedView},
+	{"DigestPasses", testDigestPasses},
+	{"ExplicitDelete", testExplicitDelete},
+	{"DeleteScopeTwoScopes", testDeleteScopeTwoScopes},
+	{"DigestCommand", testDigestCommand},
+	{"ImportLoCoMo", testImportLoCoMo},
+	{"ImportEventsAndEpisodes", testImportEventsAndEpisodes},
+	{"ImportBadInputWritesNothing", testImportBadInputWritesNothing},
+	{"AgentsAndForkContext", testAgentsAndForkContext},
 }
 
 // backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph
@@ -206,7 +226,7 @@ func TestEndToEnd(t *testing.T) {
 			if !ok {
 				t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
 			}
-			flags := sf(t)
+			flags := withLiving(sf(t))
 			s := startServer(t, flags)
 			for _, tc := range e2eTests {
 				t.Run(tc.name, func(t *testing.T) { tc.fn(t, s) })

@@ -32,7 +32,18 @@ Usage:
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export into an empty store
+  totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
+                                                      ingest a LoCoMo conversation, JSON Lines events or
+                                                      agent transcripts (idempotent; run again to resume)
+  totalrecall analyze --scope ID --type NAME          run an analysis on episodes (persons, entities, topics,
+                                                      file_references, dates; llm with --llm-url)
+  totalrecall fork    --scope ID --query TEXT         the past agent turns most relevant to a new session
+  totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
+  totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
+  totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
+                      [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
 
 The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
@@ -61,7 +72,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "reindex":
 		return reindex(args[1:], stdout)
 	case "bench":
+		if len(args) > 1 && args[1] == "living" {
+			return benchLiving(args[2:], stdout)
+		}
 		return bench(args[1:], stdout)
+	case "digest":
+		return digestCmd(args[1:], stdout)
 	case "export":
 		return exportCmd(args[1:], stdout)
 	case "import":
@@ -71,8 +87,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch args[1] {
 		case "dump":
 			return importDump(args[2:], stdout)
+		case "locomo", "events", "agents":
+			return importSource(args[1], args[2:], stdout, stderr)
 		}
 		return fmt.Errorf("import: unknown kind %q", args[1])
+	case "eval":
+		return evalCmd(args[1:], stdout, stderr)
+	case "analyze":
+		return analyzeCmd(args[1:], stdout)
+	case "fork":
+		return forkCmd(args[1:], stdout)
+	case "embed":
+		return embedCmd(args[1:], stdout)
 	case "version":
 		fmt.Fprintln(stdout, "totalrecall", version)
 		return nil
@@ -88,6 +114,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 type storeFlags struct {
 	store string
 	index string
+	// living configures the living memory (timers off unless set; see living.go).
+	living cortex.LivingConfig
+	now    func() time.Time
+	// digest is serve's optional scheduled digest (digest.go).
+	digest digestSchedule
+	// mnemonic names the models of ingest, analysis and hybrid search (mnemonic.go).
+	mnemonic cortex.MnemonicConfig
 }
 
 func (f *storeFlags) register(fs *flag.FlagSet) {
@@ -133,7 +166,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger})
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -146,6 +179,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
+	registerLivingFlags(fs, &sf.living)
+	registerDigestFlags(fs, &sf.digest)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -179,6 +214,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		srv.Close()
 		return err
 	}
+	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
 	api := resolvers.NewHandler(cx, ready.Load)
 	h.Store(&api)
 	ready.Store(true)
@@ -194,6 +230,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	defer cancel()
 	_ = srv.Shutdown(sctx)
 	srv.Close() // ends hijacked websocket connections too
+	waitDigest()
 	cx.Close()
 	idx.Close()
 	st.Close()

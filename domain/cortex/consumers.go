@@ -12,10 +12,10 @@ import (
 )
 
 // The event subscriptions of seed 000: which context consumes which events (and so records a
-// touch on them).
+// touch on them). Salience, the Synapse's reclassification updates and the Subconscious consume
+// through the living memory's consumers (living_consumers.go), which record their own touches.
 var subscriptions = map[string][]domain.EventType{
-	domain.CtxSalience: {domain.EvMemoryStored, domain.EvMemoryAccessed, domain.EvMemoryClaimed},
-	domain.CtxSynapse:  {domain.EvMemoryStored, domain.EvMemoryClaimed, domain.EvMemoryReclassified},
+	domain.CtxSynapse: {domain.EvMemoryStored, domain.EvMemoryClaimed},
 }
 
 // catchUp brings the index up to the log's head before the server answers: deleting the index
@@ -59,8 +59,14 @@ func (c *Cortex) catchUp(ctx context.Context) error {
 // applyToIndex applies events to the index in order and moves its watermark past them.
 func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bool) error {
 	var puts []domain.IndexDoc
-	var reload []string
+	var reload, refresh []string
 	flush := func() error {
+		if len(refresh) > 0 {
+			if err := c.refreshIndex(ctx, refresh); err != nil {
+				return err
+			}
+			refresh = nil
+		}
 		if len(reload) > 0 {
 			ms, err := c.store.Memories(ctx, reload)
 			if err != nil {
@@ -87,8 +93,10 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 			} else {
 				reload = append(reload, e.MemoryID)
 			}
-		case domain.EvMemoryReclassified, domain.EvTierChanged:
+		case domain.EvMemoryReclassified, domain.EvTierChanged, domain.EvTierDemoted, domain.EvTierPromoted, domain.EvMemoryConsolidated:
 			reload = append(reload, e.MemoryID)
+		case domain.EvMemoriesIngested:
+			reload = append(reload, c.unindexed(domain.IngestedIDs(e))...)
 		case domain.EvMemoryDeleted:
 			if err := flush(); err != nil {
 				return err
@@ -97,7 +105,21 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 				return err
 			}
 		default:
-			continue
+			if e.Type == domain.EvScopeDeleted {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			r, err := c.lifecycleIndexEvent(ctx, e)
+			if err != nil {
+				return err
+			}
+			if !r && e.Type != domain.EvScopeDeleted {
+				continue
+			}
+			if r {
+				refresh = append(refresh, e.MemoryID)
+			}
 		}
 		if touch {
 			c.touches.add(e.ID(), domain.CtxIndex)

@@ -30,6 +30,10 @@ type Config struct {
 	// Poll is how often the event log is read for other servers' events (default 200ms).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Living configures salience, tiers, sessions and the Subconscious (living.go).
+	Living LivingConfig
+	// Mnemonic configures ingest, episodes, analysis and embeddings (mnemonic.go).
+	Mnemonic MnemonicConfig
 }
 
 // Cortex is the memory server's boundary. Safe for concurrent use.
@@ -45,6 +49,8 @@ type Cortex struct {
 	touches  *touchRecorder
 	accesses *accessRecorder
 	versions indexVersions
+	living   *living
+	mnemonic *mnemonic
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -67,6 +73,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index}, logger: cfg.Logger}
 	c.touches = newTouchRecorder(cfg.Store, cfg.Logger)
 	c.accesses = newAccessRecorder(cfg.Store, c.log, cfg.Logger)
+	c.mnemonic = c.newMnemonic(cfg.Mnemonic)
 	if err := c.catchUp(ctx); err != nil {
 		lg.Close()
 		return nil, err
@@ -74,12 +81,17 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	bg, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.startConsumers(bg)
+	if err := c.startLiving(ctx, bg, cfg.Living); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
 }
 
 // Close stops the consumers and flushes pending touches and accesses. The store and index stay
 // open (their owner closes them).
 func (c *Cortex) Close() {
+	c.stopLiving()
 	c.accesses.close()
 	c.cancel()
 	c.wg.Wait()
@@ -290,14 +302,30 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	if len(ins) == 1 {
 		cmd.MemoryID = ms[0].ID
 	}
+	// The index and the graph are written at the same time: a memory is searchable when this
+	// returns, and a hit whose memory the graph refused is dropped by Recall (and removed here).
+	docs := docsOf(ms)
+	indexed := make(chan error, 1)
+	go func() { indexed <- c.putDocs(ctx, docs) }()
 	out, err := c.store.InsertMemories(ctx, domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}, ms, events)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.putDocs(ctx, docsOf(out)); err != nil {
-		return nil, err
+	ierr := <-indexed
+	if err != nil || (len(out) > 0 && out[0].ID != ms[0].ID) {
+		// Refused, or a retried request answered with its first result: these ids do not exist.
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID
+		}
+		_ = c.index.Remove(context.WithoutCancel(ctx), ids)
+		if err != nil {
+			return nil, err
+		}
+		ierr = c.putDocs(ctx, docsOf(out))
 	}
 	c.log.Kick()
+	if ierr != nil {
+		// Stored, and the log will index it; but it is not searchable yet, as promised.
+		return nil, &domain.Error{Code: domain.EUNAVAILABLE, Message: "stored, but the search index is unavailable: " + ierr.Error()}
+	}
 	return out, nil
 }
 
@@ -339,6 +367,10 @@ func (c *Cortex) Memories(ctx context.Context, scopeID string, f domain.MemoryFi
 	if _, err := c.store.Scope(ctx, scopeID); err != nil {
 		return nil, err
 	}
+	// Archived memories leave the list unless the filter asks for a state (seed 004).
+	if len(f.States) == 0 {
+		f.States = []domain.LifecycleState{domain.StateActive}
+	}
 	return c.store.ListMemories(ctx, scopeID, f, p)
 }
 
@@ -379,6 +411,9 @@ func (c *Cortex) ReclassifyMemory(ctx context.Context, in ReclassifyInput) (*dom
 	if raw, err := json.Marshal(in.Metadata); err != nil || len(raw) > domain.MaxMetadataBytes {
 		return nil, domain.FieldErrorf("metadata", "must be a JSON object of at most %d bytes", domain.MaxMetadataBytes)
 	}
+	if err := domain.CheckNoDerivedFields("metadata", in.Metadata); err != nil {
+		return nil, err
+	}
 	tc, err := c.open(Meta{in.RequestID, in.SessionID})
 	if err != nil {
 		return nil, err
@@ -400,31 +435,10 @@ func (c *Cortex) ReclassifyMemory(ctx context.Context, in ReclassifyInput) (*dom
 }
 
 // DeleteMemory deletes a memory and its associations destructively; the deletion is audited
-// in its history. Errors: NOT_FOUND.
+// in its history. A memory other artifacts reference is refused (HAS_DEPENDENTS): see
+// DeleteMemoryCascade. Errors: NOT_FOUND, HAS_DEPENDENTS.
 func (c *Cortex) DeleteMemory(ctx context.Context, id, reason string, m Meta) (*domain.Memory, error) {
-	if err := domain.CheckID("id", id); err != nil {
-		return nil, err
-	}
-	if err := hippocampus.CheckText("reason", reason); err != nil {
-		return nil, err
-	}
-	tc, err := c.open(m)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.store.DeleteMemory(ctx, domain.Request{Op: "deleteMemory", RequestID: m.RequestID, Fingerprint: fingerprint(id)}, id,
-		func(mem *domain.Memory) ([]*domain.Event, error) {
-			cmd := command(domain.MsgDeleteCommand, mem.ScopeID, mem.ID, tc, domain.CtxHippocampus, map[string]any{"memoryId": id, "reason": reason})
-			return []*domain.Event{cmd, c.hippo.Delete(mem, reason, tc)}, nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.removeDocs(ctx, []string{id}); err != nil {
-		return nil, err
-	}
-	c.log.Kick()
-	return out, nil
+	return c.DeleteMemoryCascade(ctx, id, reason, false, m)
 }
 
 // ---- Associations ----
@@ -554,6 +568,10 @@ func (c *Cortex) History(ctx context.Context, memoryID string) ([]*domain.Event,
 	}
 	evs, err := c.store.MemoryEvents(ctx, memoryID)
 	if err != nil {
+		return nil, err
+	}
+	// A memory ingested in bulk has its ingest write's events instead of a MemoryStored.
+	if evs, err = c.withIngestEvents(ctx, memoryID, evs); err != nil {
 		return nil, err
 	}
 	if len(evs) == 0 {

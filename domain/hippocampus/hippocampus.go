@@ -48,6 +48,9 @@ func Validate(prefix string, in StoreInput) error {
 	if err := CheckText(prefix+"content", in.Content); err != nil {
 		return err
 	}
+	if domain.IsHeartbeat(in.Content) {
+		return domain.FieldErrorf(prefix+"content", "is a heartbeat-only message: heartbeats are never stored as memories")
+	}
 	if in.Kind != "" && !in.Kind.Valid() {
 		return domain.FieldErrorf(prefix+"kind", "unknown kind %q", in.Kind)
 	}
@@ -72,6 +75,9 @@ func Validate(prefix string, in StoreInput) error {
 		}
 		if len(raw) > domain.MaxMetadataBytes {
 			return domain.FieldErrorf(prefix+"metadata", "is larger than %d bytes", domain.MaxMetadataBytes)
+		}
+		if err := domain.CheckNoDerivedFields(prefix+"metadata", in.Metadata); err != nil {
+			return err
 		}
 	}
 	if in.Importance != nil && (*in.Importance < 0 || *in.Importance > 1) {

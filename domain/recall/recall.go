@@ -43,6 +43,8 @@ type RankedMemory struct {
 	Salience   float64
 	Activation float64 // association hits: parent score · strength · Decay
 	Via        *domain.Association
+	// Depth is how many associations away from a source a total recall found the memory.
+	Depth int
 }
 
 // Query is a SearchQuery's payload.
@@ -58,6 +60,8 @@ type Query struct {
 type Recall struct {
 	Store domain.Store
 	Index domain.Index
+	// Embedder, when set, makes search hybrid where the scope has vectors (context.go).
+	Embedder domain.Embedder
 }
 
 // Search runs q. Errors: INVALID_ARGUMENT.
@@ -67,6 +71,9 @@ func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
 	f := q.Filter
 	if len(f.States) == 0 {
 		f.States = []domain.LifecycleState{domain.StateActive}
+	}
+	if cr, ok := r.Store.(domain.RecallContextReader); ok {
+		return r.searchInContext(ctx, q, f, cr)
 	}
 	// Some headroom for hits whose memory changed or went since it was indexed.
 	over := max(limit*2, 20)

@@ -11,7 +11,7 @@
 //	recency   = 1 when the memory is stored, retrieved, claimed or reclassified (reinforced);
 //	            between reinforcements it decays exponentially at the rate of the tier it is in:
 //	            recency(t) = recency(t0) · 2^(−(t−t0)/halfLife(tier))
-//	            halfLife: IDENTITY_CORE 180 d, ACTIVE_CONTEXT 7 d, LONG_TERM 90 d, ARCHIVE 365 d;
+//	            halfLife: IDENTITY_CORE 90 d, ACTIVE_CONTEXT 7 d, LONG_TERM 60 d, ARCHIVE 365 d;
 //	            a claimed memory decays ClaimedSlowdown (50) times slower.
 //
 // Recency is checkpointed whenever the tier changes, so a memory that sinks into a tier of slower
@@ -64,16 +64,16 @@ const day = 24 * time.Hour
 func DefaultParams() Params {
 	return Params{
 		HalfLife: map[domain.Tier]time.Duration{
-			domain.TierIdentityCore:  180 * day,
+			domain.TierIdentityCore:  90 * day,
 			domain.TierActiveContext: 7 * day,
-			domain.TierLongTerm:      90 * day,
+			domain.TierLongTerm:      60 * day,
 			domain.TierArchive:       365 * day,
 		},
 		ClaimedSlowdown: 50,
 		Demote: map[domain.Tier]float64{
-			domain.TierIdentityCore:  0.12,
+			domain.TierIdentityCore:  0.15,
 			domain.TierActiveContext: 0.10,
-			domain.TierLongTerm:      0.03,
+			domain.TierLongTerm:      0.04,
 			domain.TierArchive:       0,
 		},
 		Promote: map[domain.Tier]float64{
@@ -196,15 +196,25 @@ func (p Params) Decay(r0 float64, from, to time.Time, t domain.Tier, claimed boo
 	return clamp(r0 * math.Exp(-p.Rate(t, claimed)*float64(dt)/float64(day)))
 }
 
-// Current is the score of a stored row at now and its recency then. A row the Salience context
-// has not scored yet is scored from its features, reinforced when it was last stored, retrieved
-// or claimed.
+// Current is the score of a row at now, its recency then and its potential. A row the Salience
+// context has not scored yet is scored from its features, reinforced when it was last stored,
+// retrieved or claimed. A full row (features read) is scored exactly: its potential from its
+// features, and a reinforcement newer than the checkpoint restarts its recency.
 func (p Params) Current(r *domain.ScoreRow, now time.Time) (score, recency, potential float64) {
-	if r.Scored {
-		recency = p.Decay(r.Recency, r.ScoredAt, now, r.Tier, r.Claimed)
+	features := Features{Importance: r.Importance, AccessCount: r.AccessCount, Claimed: r.Claimed, Connectivity: r.Connectivity}
+	switch {
+	case r.Scored && !r.Full:
+		recency = p.Decay(r.Recency, r.ScoredAt, now, r.Tier, r.ScoredClaimed)
 		return clamp(r.Potential * recency), recency, r.Potential
+	case r.Scored:
+		potential = Potential(features)
+		recency = p.Decay(r.Recency, r.ScoredAt, now, r.Tier, r.Claimed)
+		if at := LastReinforced(r); at.After(r.ScoredAt) {
+			recency = p.Decay(1, at, now, r.Tier, r.Claimed)
+		}
+		return clamp(potential * recency), recency, potential
 	}
-	potential = Potential(Features{Importance: r.Importance, AccessCount: r.AccessCount, Claimed: r.Claimed, Connectivity: r.Connectivity})
+	potential = Potential(features)
 	recency = p.Decay(1, LastReinforced(r), now, r.Tier, r.Claimed)
 	return clamp(potential * recency), recency, potential
 }

@@ -105,22 +105,17 @@ func (s *Scorer) Plan(evs []*domain.Event, rows map[string]*domain.ScoreRow) *do
 			continue // deleted since
 		}
 		potential := Potential(Features{Importance: r.Importance, AccessCount: r.AccessCount, Claimed: r.Claimed, Connectivity: r.Connectivity})
-		var recency float64
-		up := domain.ScoreUpdate{MemoryID: id, Potential: &potential}
+		// The checkpoint: recency 1 at the latest reinforcement, else the stored one (the new
+		// potential goes with it), else one taken from the row's history.
+		cpRec, cpAt := 1.0, LastReinforced(r)
 		switch {
 		case a.reinforced != nil:
-			one := 1.0
-			up.Recency, up.ScoredAt, up.ReinforcedAt = &one, a.reinforced, a.reinforced
-			recency = s.Params.Decay(1, *a.reinforced, now, r.Tier, r.Claimed)
+			cpAt = *a.reinforced
 		case r.Scored:
-			recency = s.Params.Decay(r.Recency, r.ScoredAt, now, r.Tier, r.Claimed)
-		default:
-			// First scoring without a reinforcement in view: checkpoint from the row's history.
-			at := LastReinforced(r)
-			one := 1.0
-			up.Recency, up.ScoredAt = &one, &at
-			recency = s.Params.Decay(1, at, now, r.Tier, r.Claimed)
+			cpRec, cpAt = r.Recency, r.ScoredAt
 		}
+		recency := s.Params.Decay(cpRec, cpAt, now, r.Tier, r.Claimed)
+		up := domain.ScoreUpdate{MemoryID: id, Ref: r.Ref, Potential: &potential, Recency: &cpRec, ScoredAt: &cpAt, ReinforcedAt: a.reinforced}
 		score := clamp(potential * recency)
 		up.Salience = score
 		scored := &domain.Event{Type: domain.EvSalienceScored, ScopeID: r.ScopeID,

@@ -79,11 +79,27 @@ func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string,
 			if err != nil {
 				return res, err
 			}
-			if err := s.completeRows(ctx, rows); err != nil {
-				return res, err
-			}
+			// Every memory is judged by its stored checkpoint; those that would sink, and those
+			// never scored, are read in full and judged exactly before anything moves.
+			var exact []string
 			for _, r := range rows {
 				res.Evaluated++
+				if !r.Scored {
+					exact = append(exact, r.Ref)
+					continue
+				}
+				score, _, _ := s.Params.Current(r, now)
+				if _, sinks := s.Params.Demotion(r.Tier, score); sinks {
+					exact = append(exact, r.Ref)
+				} else if drifted(score, r.Salience, s.Params.Refresh) {
+					pending = append(pending, domain.ScoreUpdate{Ref: r.Ref, Salience: score})
+				}
+			}
+			full, err := s.Store.ScoreRowsByRef(ctx, exact)
+			if err != nil {
+				return res, err
+			}
+			for _, r := range full {
 				if up, ok := s.evaluate(r, now, cmd); ok {
 					pending = append(pending, up)
 				}
@@ -106,7 +122,8 @@ func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string,
 	done := &domain.Event{Type: domain.EvDecaySweepCompleted, ScopeID: scopeID, Context: cmd.Derive(domain.CtxSalience, s.Now().UTC()),
 		Payload: map[string]any{"scopeId": scopeID, "tier": string(tier), "memoriesEvaluated": res.Evaluated,
 			"demotions": res.Demotions, "rescored": res.Rescored},
-		Touches: []domain.Touch{{Context: domain.CtxSubconscious, At: now}}}
+		// The response goes back to whoever commanded the sweep (the Subconscious's timer, or the Cortex).
+		Touches: []domain.Touch{{Context: cmd.SourceContext, At: now}}}
 	var rq *domain.Request
 	if req.RequestID != "" {
 		rq = &req
@@ -123,36 +140,15 @@ func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string,
 	return res, nil
 }
 
-// completeRows fills in the features of rows the Salience context has not scored yet.
-func (s *Sweeper) completeRows(ctx context.Context, rows []*domain.ScoreRow) error {
-	var ids []string
-	for _, r := range rows {
-		if !r.Scored {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	full, err := s.Store.ScoreRows(ctx, ids)
-	if err != nil {
-		return err
-	}
-	byID := make(map[string]*domain.ScoreRow, len(full))
-	for _, f := range full {
-		byID[f.ID] = f
-	}
-	for i, r := range rows {
-		if f, ok := byID[r.ID]; ok {
-			rows[i] = f
-		}
-	}
-	return nil
+func drifted(score, stored, refresh float64) bool {
+	d := score - stored
+	return d >= refresh || -d >= refresh
 }
 
-// evaluate decides what the sweep does with one memory.
+// evaluate decides what the sweep does with one memory read in full.
 func (s *Sweeper) evaluate(r *domain.ScoreRow, now time.Time, cmd domain.TransactionContext) (domain.ScoreUpdate, bool) {
 	score, recency, potential := s.Params.Current(r, now)
+	n := now
 	if to, ok := s.Params.Demotion(r.Tier, score); ok {
 		ev := &domain.Event{Type: domain.EvTierDemoted, ScopeID: r.ScopeID, MemoryID: r.ID,
 			Context: cmd.Derive(domain.CtxSalience, now),
@@ -160,17 +156,17 @@ func (s *Sweeper) evaluate(r *domain.ScoreRow, now time.Time, cmd domain.Transac
 				"decayRate": s.Params.Rate(r.Tier, r.Claimed), "claimed": r.Claimed},
 			// The Hippocampus consumes TierDemoted and moves the memory down in the same write.
 			Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: now}}}
-		n := now
-		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n,
+		// Recency is checkpointed at now: from here on it decays at the new tier's rate.
+		return domain.ScoreUpdate{MemoryID: r.ID, Ref: r.Ref, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n,
 			Tier: to, ExpectVersion: r.Version, Events: []*domain.Event{ev}}, true
 	}
-	if !r.Scored {
-		// Checkpoint it, so later sweeps read it cheaply.
-		n := now
-		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n}, true
+	if !r.Scored || r.ScoredVersion != r.Version || r.ScoredClaimed != r.Claimed {
+		// Never scored, or changed since: checkpoint it, so later sweeps judge it right.
+		return domain.ScoreUpdate{MemoryID: r.ID, Ref: r.Ref, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &n,
+			ExpectVersion: r.Version}, true
 	}
-	if d := score - r.Salience; d >= s.Params.Refresh || -d >= s.Params.Refresh {
-		return domain.ScoreUpdate{MemoryID: r.ID, Salience: score}, true
+	if drifted(score, r.Salience, s.Params.Refresh) {
+		return domain.ScoreUpdate{Ref: r.Ref, Salience: score}, true
 	}
 	return domain.ScoreUpdate{}, false
 }

@@ -42,12 +42,23 @@ type Config struct {
 }
 
 type ResolverRoot interface {
+	AgentToolCall() AgentToolCallResolver
+	AnalysisRun() AnalysisRunResolver
+	ArtifactHit() ArtifactHitResolver
+	DigestReport() DigestReportResolver
+	Episode() EpisodeResolver
+	ImportResult() ImportResultResolver
 	Kernel() KernelResolver
+	Knowledge() KnowledgeResolver
 	Memory() MemoryResolver
 	MemoryEvent() MemoryEventResolver
+	MindSession() MindSessionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	RankedMemory() RankedMemoryResolver
+	ScopeDeletion() ScopeDeletionResolver
+	SessionAuditPrompt() SessionAuditPromptResolver
+	Skill() SkillResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -55,6 +66,108 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AgentMessage struct {
+		Content   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Metadata  func(childComplexity int) int
+		Role      func(childComplexity int) int
+		Sequence  func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		SourceID  func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+	}
+
+	AgentSession struct {
+		CreatedAt       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		IsSubagent      func(childComplexity int) int
+		MessageCount    func(childComplexity int) int
+		Model           func(childComplexity int) int
+		ParentMessageID func(childComplexity int) int
+		ParentSessionID func(childComplexity int) int
+		Project         func(childComplexity int) int
+		ScopeID         func(childComplexity int) int
+		Source          func(childComplexity int) int
+		SourceID        func(childComplexity int) int
+		TaskDescription func(childComplexity int) int
+		TaskStatus      func(childComplexity int) int
+		ToolCallID      func(childComplexity int) int
+		WorkspacePath   func(childComplexity int) int
+	}
+
+	AgentToolCall struct {
+		ChildSessionID func(childComplexity int) int
+		CompletedAt    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		MessageID      func(childComplexity int) int
+		ParamsJSON     func(childComplexity int) int
+		ResultJSON     func(childComplexity int) int
+		SessionID      func(childComplexity int) int
+		SourceID       func(childComplexity int) int
+		StartedAt      func(childComplexity int) int
+		Status         func(childComplexity int) int
+		ToolName       func(childComplexity int) int
+		ToolNumber     func(childComplexity int) int
+	}
+
+	AgentTurn struct {
+		HasChildren       func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Model             func(childComplexity int) int
+		ParentTurnID      func(childComplexity int) int
+		QueryMessageIDs   func(childComplexity int) int
+		ResponseMessageID func(childComplexity int) int
+		Sequence          func(childComplexity int) int
+		SessionID         func(childComplexity int) int
+		SourceID          func(childComplexity int) int
+		Timestamp         func(childComplexity int) int
+		TokenCount        func(childComplexity int) int
+		ToolCallCount     func(childComplexity int) int
+	}
+
+	AnalysisRun struct {
+		CompletedAt  func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		EpisodeID    func(childComplexity int) int
+		ErrorMessage func(childComplexity int) int
+		Facets       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		OutputText   func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		StartedAt    func(childComplexity int) int
+		Status       func(childComplexity int) int
+		TypeID       func(childComplexity int) int
+		TypeName     func(childComplexity int) int
+	}
+
+	AnalysisType struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Model          func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OutputType     func(childComplexity int) int
+		PromptTemplate func(childComplexity int) int
+		ScopeID        func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		Version        func(childComplexity int) int
+	}
+
+	ArchiveRecord struct {
+		ArchivedAt func(childComplexity int) int
+		Reasons    func(childComplexity int) int
+		ReportID   func(childComplexity int) int
+		RestoredAt func(childComplexity int) int
+	}
+
+	ArtifactHit struct {
+		Family    func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Knowledge func(childComplexity int) int
+		Memory    func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Skill     func(childComplexity int) int
+	}
+
 	Association struct {
 		ScopeID   func(childComplexity int) int
 		SourceID  func(childComplexity int) int
@@ -62,6 +175,148 @@ type ComplexityRoot struct {
 		TargetID  func(childComplexity int) int
 		Type      func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
+	}
+
+	BreakNotification struct {
+		Context           func(childComplexity int) int
+		ID                func(childComplexity int) int
+		InstanceID        func(childComplexity int) int
+		MinutesInTaskMode func(childComplexity int) int
+		ScopeID           func(childComplexity int) int
+		SessionID         func(childComplexity int) int
+		Suggestion        func(childComplexity int) int
+		Timestamp         func(childComplexity int) int
+	}
+
+	ChunkResult struct {
+		Definition func(childComplexity int) int
+		Episodes   func(childComplexity int) int
+		Items      func(childComplexity int) int
+		Removed    func(childComplexity int) int
+	}
+
+	CleanupView struct {
+		Archive     func(childComplexity int) int
+		Candidate   func(childComplexity int) int
+		Eligibility func(childComplexity int) int
+		History     func(childComplexity int) int
+		Reasons     func(childComplexity int) int
+		Removable   func(childComplexity int) int
+		State       func(childComplexity int) int
+	}
+
+	DerivedView struct {
+		ArtifactID   func(childComplexity int) int
+		Cleanup      func(childComplexity int) int
+		Family       func(childComplexity int) int
+		Invalidation func(childComplexity int) int
+		Lineage      func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		Support      func(childComplexity int) int
+	}
+
+	DigestProposal struct {
+		ArtifactID func(childComplexity int) int
+		Family     func(childComplexity int) int
+		Reasons    func(childComplexity int) int
+	}
+
+	DigestReason struct {
+		Code         func(childComplexity int) int
+		Detail       func(childComplexity int) int
+		ReferenceIDs func(childComplexity int) int
+	}
+
+	DigestReport struct {
+		Archived       func(childComplexity int) int
+		At             func(childComplexity int) int
+		Evaluated      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Proposals      func(childComplexity int) int
+		Removed        func(childComplexity int) int
+		ScopeID        func(childComplexity int) int
+		StaleAfterDays func(childComplexity int) int
+	}
+
+	Episode struct {
+		AgentMessages func(childComplexity int) int
+		Channel       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		DefinitionID  func(childComplexity int) int
+		EndTime       func(childComplexity int) int
+		EventCount    func(childComplexity int) int
+		Facets        func(childComplexity int, typeArg *string) int
+		FirstEventID  func(childComplexity int) int
+		ID            func(childComplexity int) int
+		LastEventID   func(childComplexity int) int
+		Memories      func(childComplexity int) int
+		ScopeID       func(childComplexity int) int
+		StartTime     func(childComplexity int) int
+		ThreadID      func(childComplexity int) int
+	}
+
+	EpisodeDefinition struct {
+		Channel     func(childComplexity int) int
+		Config      func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Name        func(childComplexity int) int
+		ScopeID     func(childComplexity int) int
+		Strategy    func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
+	Facet struct {
+		Confidence func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		EpisodeID  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		MemoryID   func(childComplexity int) int
+		Metadata   func(childComplexity int) int
+		PersonID   func(childComplexity int) int
+		RunID      func(childComplexity int) int
+		ScopeID    func(childComplexity int) int
+		Type       func(childComplexity int) int
+		Value      func(childComplexity int) int
+	}
+
+	ForkContext struct {
+		Query         func(childComplexity int) int
+		RelevantTurns func(childComplexity int) int
+		TotalTokens   func(childComplexity int) int
+	}
+
+	ImportProblem struct {
+		Line    func(childComplexity int) int
+		Message func(childComplexity int) int
+		Record  func(childComplexity int) int
+	}
+
+	ImportResult struct {
+		Adapter      func(childComplexity int) int
+		Associations func(childComplexity int) int
+		Embedded     func(childComplexity int) int
+		Episodes     func(childComplexity int) int
+		Events       func(childComplexity int) int
+		Facets       func(childComplexity int) int
+		Imported     func(childComplexity int) int
+		Messages     func(childComplexity int) int
+		Problems     func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		Sessions     func(childComplexity int) int
+		Skipped      func(childComplexity int) int
+		Threads      func(childComplexity int) int
+		TookMs       func(childComplexity int) int
+		ToolCalls    func(childComplexity int) int
+		Turns        func(childComplexity int) int
+	}
+
+	InvalidationView struct {
+		BrokenReferences      func(childComplexity int) int
+		ContradictedBy        func(childComplexity int) int
+		UnhealthyDependencies func(childComplexity int) int
+		Valid                 func(childComplexity int) int
 	}
 
 	Kernel struct {
@@ -72,27 +327,59 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	Knowledge struct {
+		Content      func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Metadata     func(childComplexity int) int
+		ReferencedBy func(childComplexity int) int
+		References   func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		State        func(childComplexity int) int
+		Tags         func(childComplexity int) int
+		Title        func(childComplexity int) int
+		Type         func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		Version      func(childComplexity int) int
+	}
+
+	KnowledgeConnection struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+		Nodes       func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	LineageView struct {
+		Derivatives func(childComplexity int) int
+		DerivedFrom func(childComplexity int) int
+		Events      func(childComplexity int) int
+		Origin      func(childComplexity int) int
+	}
+
 	Memory struct {
-		AccessCount    func(childComplexity int) int
-		Claimed        func(childComplexity int) int
-		ClaimedAt      func(childComplexity int) int
-		Content        func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		Importance     func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		LastAccessedAt func(childComplexity int) int
-		Metadata       func(childComplexity int) int
-		OccurredAt     func(childComplexity int) int
-		Salience       func(childComplexity int) int
-		ScopeID        func(childComplexity int) int
-		SessionID      func(childComplexity int) int
-		State          func(childComplexity int) int
-		SuggestedTier  func(childComplexity int) int
-		Tags           func(childComplexity int) int
-		Tier           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		Version        func(childComplexity int) int
+		AccessCount      func(childComplexity int) int
+		Claimed          func(childComplexity int) int
+		ClaimedAt        func(childComplexity int) int
+		ConsolidatedFrom func(childComplexity int) int
+		ConsolidatedInto func(childComplexity int) int
+		Content          func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Importance       func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		LastAccessedAt   func(childComplexity int) int
+		Metadata         func(childComplexity int) int
+		OccurredAt       func(childComplexity int) int
+		Salience         func(childComplexity int) int
+		ScopeID          func(childComplexity int) int
+		SessionID        func(childComplexity int) int
+		State            func(childComplexity int) int
+		SuggestedTier    func(childComplexity int) int
+		Tags             func(childComplexity int) int
+		Tier             func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	MemoryConnection struct {
@@ -114,36 +401,143 @@ type ComplexityRoot struct {
 		Type      func(childComplexity int) int
 	}
 
+	MindSession struct {
+		DurationSeconds func(childComplexity int) int
+		EndedAt         func(childComplexity int) int
+		ID              func(childComplexity int) int
+		InstanceID      func(childComplexity int) int
+		LastHeartbeatAt func(childComplexity int) int
+		MemoriesStored  func(childComplexity int) int
+		MindType        func(childComplexity int) int
+		Mode            func(childComplexity int) int
+		Reason          func(childComplexity int) int
+		ScopeID         func(childComplexity int) int
+		StartedAt       func(childComplexity int) int
+	}
+
 	Mutation struct {
-		AssociateMemories func(childComplexity int, input model.AssociateInput) int
-		ClaimMemory       func(childComplexity int, id string, requestID *string, sessionID *string) int
-		CreateScope       func(childComplexity int, name string, requestID *string) int
-		DeleteMemory      func(childComplexity int, id string, reason *string, requestID *string, sessionID *string) int
-		ReclassifyMemory  func(childComplexity int, input model.ReclassifyInput) int
-		StoreMemories     func(childComplexity int, inputs []*model.StoreMemoryInput, requestID *string, sessionID *string) int
-		StoreMemory       func(childComplexity int, input model.StoreMemoryInput) int
-		UpdateKernel      func(childComplexity int, kernelID string, content string, requestID *string) int
+		AddReference        func(childComplexity int, input model.ReferenceInput) int
+		AnalyzeEpisodes     func(childComplexity int, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, requestID *string) int
+		AssociateMemories   func(childComplexity int, input model.AssociateInput) int
+		ChunkEpisodes       func(childComplexity int, scopeID string, definition string, requestID *string) int
+		ClaimMemory         func(childComplexity int, id string, requestID *string, sessionID *string) int
+		ClearWorkingState   func(childComplexity int, scopeID string, ids []string, requestID *string, sessionID *string) int
+		Consolidate         func(childComplexity int, memoryIds []string, strategy *domain.ConsolidationStrategy, sessionID *string, requestID *string) int
+		CreateScope         func(childComplexity int, name string, requestID *string) int
+		DecaySweep          func(childComplexity int, scopeID string, tier *domain.Tier, requestID *string) int
+		DefineEpisodes      func(childComplexity int, scopeID string, input model.EpisodeDefinitionInput, requestID *string) int
+		DeleteKnowledge     func(childComplexity int, id string, reason *string, cascade *bool, requestID *string, sessionID *string) int
+		DeleteMemory        func(childComplexity int, id string, reason *string, cascade *bool, requestID *string, sessionID *string) int
+		DeleteScope         func(childComplexity int, id string, requestID *string) int
+		DeleteSkill         func(childComplexity int, id string, reason *string, cascade *bool, requestID *string, sessionID *string) int
+		EmbedMemories       func(childComplexity int, scopeID string, requestID *string) int
+		Heartbeat           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
+		ImportData          func(childComplexity int, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) int
+		ReclassifyMemory    func(childComplexity int, input model.ReclassifyInput) int
+		RemoveReference     func(childComplexity int, input model.ReferenceInput) int
+		RestoreKnowledge    func(childComplexity int, id string, requestID *string, sessionID *string) int
+		RestoreMemory       func(childComplexity int, id string, requestID *string, sessionID *string) int
+		RestoreSkill        func(childComplexity int, id string, requestID *string, sessionID *string) int
+		RunDigest           func(childComplexity int, input model.DigestInput) int
+		SaveKnowledge       func(childComplexity int, input model.SaveKnowledgeInput) int
+		SaveSkill           func(childComplexity int, input model.SaveSkillInput) int
+		SaveWorkingState    func(childComplexity int, input model.SaveWorkingStateInput) int
+		SessionEnd          func(childComplexity int, instanceID string, reason domain.SessionEndReason, requestID *string) int
+		SessionStart        func(childComplexity int, instanceID string, mindType string, scopeID string, requestID *string) int
+		StoreMemories       func(childComplexity int, inputs []*model.StoreMemoryInput, requestID *string, sessionID *string) int
+		StoreMemory         func(childComplexity int, input model.StoreMemoryInput) int
+		TotalRecallAdvisory func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, sessionID *string, requestID *string) int
+		UpdateContext       func(childComplexity int, scopeID string, text string, capacity *int, sessionID *string, requestID *string) int
+		UpdateKernel        func(childComplexity int, kernelID string, content string, requestID *string) int
+	}
+
+	PromptContext struct {
+		Memories  func(childComplexity int) int
+		Text      func(childComplexity int) int
+		Tokens    func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	PromptContextItem struct {
+		Memory    func(childComplexity int) int
+		Relevance func(childComplexity int) int
+		Tokens    func(childComplexity int) int
+		Truncated func(childComplexity int) int
 	}
 
 	Query struct {
-		Associations func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
-		History      func(childComplexity int, memoryID string) int
-		Memories     func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
-		Memory       func(childComplexity int, id string, sessionID *string, requestID *string) int
-		Scope        func(childComplexity int, id string) int
-		Scopes       func(childComplexity int) int
-		SearchMemory func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
-		Trace        func(childComplexity int, requestID string) int
+		AgentSessions      func(childComplexity int, scopeID string) int
+		AnalysisRuns       func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
+		AnalysisTypes      func(childComplexity int, scopeID string) int
+		Associations       func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
+		DerivedView        func(childComplexity int, artifactID string) int
+		DigestReport       func(childComplexity int, id string) int
+		Episode            func(childComplexity int, id string) int
+		EpisodeDefinitions func(childComplexity int, scopeID string) int
+		Episodes           func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
+		Facets             func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
+		ForkContext        func(childComplexity int, scopeID string, query string, maxTurns *int, sessionID *string, requestID *string) int
+		History            func(childComplexity int, memoryID string) int
+		Knowledge          func(childComplexity int, id string) int
+		KnowledgePages     func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
+		Memories           func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
+		Memory             func(childComplexity int, id string, sessionID *string, requestID *string) int
+		PromptContext      func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, sessionID *string, requestID *string) int
+		References         func(childComplexity int, artifactID string) int
+		Reflect            func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
+		Resonate           func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
+		Scope              func(childComplexity int, id string) int
+		Scopes             func(childComplexity int) int
+		SearchArtifacts    func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool) int
+		SearchMemory       func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
+		Session            func(childComplexity int, instanceID string) int
+		Skill              func(childComplexity int, id string) int
+		Skills             func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
+		Trace              func(childComplexity int, requestID string) int
+		WorkingMemory      func(childComplexity int, scopeID string) int
+		WorkingState       func(childComplexity int, id string) int
+		WorkingStates      func(childComplexity int, scopeID string, first *int, after *string) int
 	}
 
 	RankedMemory struct {
 		Activation func(childComplexity int) int
+		Depth      func(childComplexity int) int
 		Memory     func(childComplexity int) int
 		Reason     func(childComplexity int) int
 		Salience   func(childComplexity int) int
 		Score      func(childComplexity int) int
 		TextScore  func(childComplexity int) int
 		Via        func(childComplexity int) int
+	}
+
+	Reference struct {
+		CreatedAt    func(childComplexity int) int
+		Healthy      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		SourceFamily func(childComplexity int) int
+		SourceID     func(childComplexity int) int
+		SourceState  func(childComplexity int) int
+		TargetFamily func(childComplexity int) int
+		TargetID     func(childComplexity int) int
+		TargetState  func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
+	References struct {
+		Family func(childComplexity int) int
+		ID     func(childComplexity int) int
+		In     func(childComplexity int) int
+		Out    func(childComplexity int) int
+		State  func(childComplexity int) int
+	}
+
+	ReflectionCandidate struct {
+		AssociationCount     func(childComplexity int) int
+		LastReinforcedAt     func(childComplexity int) int
+		Memory               func(childComplexity int) int
+		Reasons              func(childComplexity int) int
+		StrongestAssociation func(childComplexity int) int
 	}
 
 	Scope struct {
@@ -154,8 +548,93 @@ type ComplexityRoot struct {
 		WorldKernel func(childComplexity int) int
 	}
 
+	ScopeDeletion struct {
+		Artifacts func(childComplexity int) int
+		Events    func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		ScopeID   func(childComplexity int) int
+	}
+
+	SessionAuditPrompt struct {
+		Context         func(childComplexity int) int
+		DurationSeconds func(childComplexity int) int
+		EndedSessionID  func(childComplexity int) int
+		ID              func(childComplexity int) int
+		InstanceID      func(childComplexity int) int
+		Memories        func(childComplexity int) int
+		MemoriesStored  func(childComplexity int) int
+		MemoryIds       func(childComplexity int) int
+		Prompt          func(childComplexity int) int
+		Reason          func(childComplexity int) int
+		ScopeID         func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
+	}
+
+	SessionContext struct {
+		AgentKernel func(childComplexity int) int
+		Identity    func(childComplexity int) int
+		LastSession func(childComplexity int) int
+		Session     func(childComplexity int) int
+		SessionID   func(childComplexity int) int
+		Welcome     func(childComplexity int) int
+		WorldKernel func(childComplexity int) int
+	}
+
+	Skill struct {
+		Content      func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Metadata     func(childComplexity int) int
+		ReferencedBy func(childComplexity int) int
+		References   func(childComplexity int) int
+		ScopeID      func(childComplexity int) int
+		State        func(childComplexity int) int
+		Steps        func(childComplexity int) int
+		Tags         func(childComplexity int) int
+		Title        func(childComplexity int) int
+		Type         func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		Version      func(childComplexity int) int
+	}
+
+	SkillConnection struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+		Nodes       func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
 	Subscription struct {
-		MemoryEvents func(childComplexity int, scopeID string) int
+		MemoryEvents  func(childComplexity int, scopeID string) int
+		Notifications func(childComplexity int, instanceID *string, scopeID *string) int
+	}
+
+	SupportView struct {
+		Active     func(childComplexity int) int
+		Lost       func(childComplexity int) int
+		References func(childComplexity int) int
+		Supported  func(childComplexity int) int
+	}
+
+	SweepResult struct {
+		Demotions         func(childComplexity int) int
+		DurationMs        func(childComplexity int) int
+		MemoriesEvaluated func(childComplexity int) int
+		Rescored          func(childComplexity int) int
+		ScopeID           func(childComplexity int) int
+		Tier              func(childComplexity int) int
+	}
+
+	TotalRecallNotification struct {
+		Context         func(childComplexity int) int
+		DepthReached    func(childComplexity int) int
+		ID              func(childComplexity int) int
+		InstanceID      func(childComplexity int) int
+		OriginRequestID func(childComplexity int) int
+		Recalled        func(childComplexity int) int
+		ScopeID         func(childComplexity int) int
+		SourceMemoryIds func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
 	}
 
 	Touch struct {
@@ -182,19 +661,98 @@ type ComplexityRoot struct {
 		SourceContext func(childComplexity int) int
 		Timestamp     func(childComplexity int) int
 	}
+
+	TurnContext struct {
+		Messages  func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Session   func(childComplexity int) int
+		Tokens    func(childComplexity int) int
+		ToolCalls func(childComplexity int) int
+		Turn      func(childComplexity int) int
+	}
+
+	WorkingMemory struct {
+		Capacity  func(childComplexity int) int
+		Context   func(childComplexity int) int
+		Items     func(childComplexity int) int
+		ScopeID   func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	WorkingMemoryItem struct {
+		AddedAt   func(childComplexity int) int
+		Memory    func(childComplexity int) int
+		Relevance func(childComplexity int) int
+	}
+
+	WorkingState struct {
+		Content   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Metadata  func(childComplexity int) int
+		ScopeID   func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		Title     func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	WorkingStateConnection struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+		Nodes       func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
 }
 
+type AgentToolCallResolver interface {
+	ParamsJSON(ctx context.Context, obj *domain.AgentToolCall) (string, error)
+	ResultJSON(ctx context.Context, obj *domain.AgentToolCall) (string, error)
+}
+type AnalysisRunResolver interface {
+	Facets(ctx context.Context, obj *domain.AnalysisRun) ([]*domain.Facet, error)
+}
+type ArtifactHitResolver interface {
+	Knowledge(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
+	Skill(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
+}
+type DigestReportResolver interface {
+	StaleAfterDays(ctx context.Context, obj *domain.DigestReport) (float64, error)
+}
+type EpisodeResolver interface {
+	Memories(ctx context.Context, obj *domain.Episode) ([]*domain.Memory, error)
+	AgentMessages(ctx context.Context, obj *domain.Episode) ([]*domain.AgentMessage, error)
+	Facets(ctx context.Context, obj *domain.Episode, typeArg *string) ([]*domain.Facet, error)
+}
+type ImportResultResolver interface {
+	TookMs(ctx context.Context, obj *cortex.ImportResult) (float64, error)
+}
 type KernelResolver interface {
 	Family(ctx context.Context, obj *domain.Kernel) (string, error)
 }
+type KnowledgeResolver interface {
+	Type(ctx context.Context, obj *domain.Artifact) (domain.KnowledgeType, error)
+
+	References(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+	ReferencedBy(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+}
 type MemoryResolver interface {
 	SuggestedTier(ctx context.Context, obj *domain.Memory) (*domain.Tier, error)
+
+	ConsolidatedInto(ctx context.Context, obj *domain.Memory) (*string, error)
+	ConsolidatedFrom(ctx context.Context, obj *domain.Memory) ([]string, error)
 }
 type MemoryEventResolver interface {
 	Seq(ctx context.Context, obj *domain.Event) (int, error)
 	Type(ctx context.Context, obj *domain.Event) (string, error)
 
 	Timestamp(ctx context.Context, obj *domain.Event) (*time.Time, error)
+}
+type MindSessionResolver interface {
+	Reason(ctx context.Context, obj *domain.Session) (*domain.SessionEndReason, error)
+
+	DurationSeconds(ctx context.Context, obj *domain.Session) (int, error)
+	MemoriesStored(ctx context.Context, obj *domain.Session) (int, error)
 }
 type MutationResolver interface {
 	CreateScope(ctx context.Context, name string, requestID *string) (*domain.Scope, error)
@@ -203,8 +761,33 @@ type MutationResolver interface {
 	StoreMemories(ctx context.Context, inputs []*model.StoreMemoryInput, requestID *string, sessionID *string) ([]*domain.Memory, error)
 	ClaimMemory(ctx context.Context, id string, requestID *string, sessionID *string) (*domain.Memory, error)
 	ReclassifyMemory(ctx context.Context, input model.ReclassifyInput) (*domain.Memory, error)
-	DeleteMemory(ctx context.Context, id string, reason *string, requestID *string, sessionID *string) (*domain.Memory, error)
+	DeleteMemory(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Memory, error)
 	AssociateMemories(ctx context.Context, input model.AssociateInput) (*domain.Association, error)
+	SaveKnowledge(ctx context.Context, input model.SaveKnowledgeInput) (*domain.Artifact, error)
+	SaveSkill(ctx context.Context, input model.SaveSkillInput) (*domain.Artifact, error)
+	SaveWorkingState(ctx context.Context, input model.SaveWorkingStateInput) (*domain.Artifact, error)
+	ClearWorkingState(ctx context.Context, scopeID string, ids []string, requestID *string, sessionID *string) ([]string, error)
+	AddReference(ctx context.Context, input model.ReferenceInput) (*domain.Reference, error)
+	RemoveReference(ctx context.Context, input model.ReferenceInput) (*domain.Reference, error)
+	RunDigest(ctx context.Context, input model.DigestInput) (*domain.DigestReport, error)
+	RestoreMemory(ctx context.Context, id string, requestID *string, sessionID *string) (*domain.Memory, error)
+	RestoreKnowledge(ctx context.Context, id string, requestID *string, sessionID *string) (*domain.Artifact, error)
+	RestoreSkill(ctx context.Context, id string, requestID *string, sessionID *string) (*domain.Artifact, error)
+	DeleteKnowledge(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Artifact, error)
+	DeleteSkill(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Artifact, error)
+	DeleteScope(ctx context.Context, id string, requestID *string) (*domain.ScopeDeletion, error)
+	SessionStart(ctx context.Context, instanceID string, mindType string, scopeID string, requestID *string) (*model.SessionContext, error)
+	Heartbeat(ctx context.Context, instanceID string, mode *domain.SessionMode) (bool, error)
+	SessionEnd(ctx context.Context, instanceID string, reason domain.SessionEndReason, requestID *string) (bool, error)
+	TotalRecallAdvisory(ctx context.Context, sourceMemoryIds []string, maxDepth *int, instanceID *string, sessionID *string, requestID *string) (string, error)
+	DecaySweep(ctx context.Context, scopeID string, tier *domain.Tier, requestID *string) (*model.SweepResult, error)
+	Consolidate(ctx context.Context, memoryIds []string, strategy *domain.ConsolidationStrategy, sessionID *string, requestID *string) (*domain.Memory, error)
+	UpdateContext(ctx context.Context, scopeID string, text string, capacity *int, sessionID *string, requestID *string) (*model.WorkingMemory, error)
+	ImportData(ctx context.Context, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) (*cortex.ImportResult, error)
+	DefineEpisodes(ctx context.Context, scopeID string, input model.EpisodeDefinitionInput, requestID *string) (*domain.EpisodeDefinition, error)
+	ChunkEpisodes(ctx context.Context, scopeID string, definition string, requestID *string) (*cortex.ChunkResult, error)
+	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, requestID *string) ([]*domain.AnalysisRun, error)
+	EmbedMemories(ctx context.Context, scopeID string, requestID *string) (int, error)
 }
 type QueryResolver interface {
 	Scope(ctx context.Context, id string) (*domain.Scope, error)
@@ -215,12 +798,48 @@ type QueryResolver interface {
 	Associations(ctx context.Context, memoryID string, types []domain.AssociationType, minStrength *float64) ([]*domain.Association, error)
 	History(ctx context.Context, memoryID string) ([]*domain.Event, error)
 	Trace(ctx context.Context, requestID string) (*model.Trace, error)
+	Knowledge(ctx context.Context, id string) (*domain.Artifact, error)
+	KnowledgePages(ctx context.Context, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) (*model.KnowledgeConnection, error)
+	Skill(ctx context.Context, id string) (*domain.Artifact, error)
+	Skills(ctx context.Context, scopeID string, filter *model.SkillFilter, first *int, after *string) (*model.SkillConnection, error)
+	WorkingState(ctx context.Context, id string) (*domain.Artifact, error)
+	WorkingStates(ctx context.Context, scopeID string, first *int, after *string) (*model.WorkingStateConnection, error)
+	SearchArtifacts(ctx context.Context, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool) ([]*cortex.ArtifactHit, error)
+	References(ctx context.Context, artifactID string) (*domain.RefNode, error)
+	DerivedView(ctx context.Context, artifactID string) (*cortex.DerivedView, error)
+	DigestReport(ctx context.Context, id string) (*domain.DigestReport, error)
+	Session(ctx context.Context, instanceID string) (*domain.Session, error)
+	Reflect(ctx context.Context, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) ([]*model.ReflectionCandidate, error)
+	WorkingMemory(ctx context.Context, scopeID string) (*model.WorkingMemory, error)
+	PromptContext(ctx context.Context, scopeID string, maxMemories *int, maxTokens *int, sessionID *string, requestID *string) (*model.PromptContext, error)
+	Resonate(ctx context.Context, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) ([]*recall.RankedMemory, error)
+	EpisodeDefinitions(ctx context.Context, scopeID string) ([]*domain.EpisodeDefinition, error)
+	Episodes(ctx context.Context, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) ([]*domain.Episode, error)
+	Episode(ctx context.Context, id string) (*domain.Episode, error)
+	Facets(ctx context.Context, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) ([]*domain.Facet, error)
+	AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.AnalysisType, error)
+	AnalysisRuns(ctx context.Context, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) ([]*domain.AnalysisRun, error)
+	AgentSessions(ctx context.Context, scopeID string) ([]*domain.AgentSession, error)
+	ForkContext(ctx context.Context, scopeID string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
 }
 type RankedMemoryResolver interface {
 	Reason(ctx context.Context, obj *recall.RankedMemory) (model.ResultReason, error)
 }
+type ScopeDeletionResolver interface {
+	Artifacts(ctx context.Context, obj *domain.ScopeDeletion) (map[string]any, error)
+}
+type SessionAuditPromptResolver interface {
+	Memories(ctx context.Context, obj *model.SessionAuditPrompt) ([]*domain.Memory, error)
+}
+type SkillResolver interface {
+	Type(ctx context.Context, obj *domain.Artifact) (domain.SkillType, error)
+
+	References(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+	ReferencedBy(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+}
 type SubscriptionResolver interface {
 	MemoryEvents(ctx context.Context, scopeID string) (<-chan *domain.Event, error)
+	Notifications(ctx context.Context, instanceID *string, scopeID *string) (<-chan model.Notification, error)
 }
 
 type executableSchema struct {
@@ -241,6 +860,482 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := executionContext{nil, e, 0, 0, nil}
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AgentMessage.content":
+		if e.complexity.AgentMessage.Content == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.Content(childComplexity), true
+	case "AgentMessage.id":
+		if e.complexity.AgentMessage.ID == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.ID(childComplexity), true
+	case "AgentMessage.metadata":
+		if e.complexity.AgentMessage.Metadata == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.Metadata(childComplexity), true
+	case "AgentMessage.role":
+		if e.complexity.AgentMessage.Role == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.Role(childComplexity), true
+	case "AgentMessage.sequence":
+		if e.complexity.AgentMessage.Sequence == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.Sequence(childComplexity), true
+	case "AgentMessage.sessionId":
+		if e.complexity.AgentMessage.SessionID == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.SessionID(childComplexity), true
+	case "AgentMessage.sourceId":
+		if e.complexity.AgentMessage.SourceID == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.SourceID(childComplexity), true
+	case "AgentMessage.timestamp":
+		if e.complexity.AgentMessage.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.AgentMessage.Timestamp(childComplexity), true
+
+	case "AgentSession.createdAt":
+		if e.complexity.AgentSession.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.CreatedAt(childComplexity), true
+	case "AgentSession.id":
+		if e.complexity.AgentSession.ID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.ID(childComplexity), true
+	case "AgentSession.isSubagent":
+		if e.complexity.AgentSession.IsSubagent == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.IsSubagent(childComplexity), true
+	case "AgentSession.messageCount":
+		if e.complexity.AgentSession.MessageCount == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.MessageCount(childComplexity), true
+	case "AgentSession.model":
+		if e.complexity.AgentSession.Model == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.Model(childComplexity), true
+	case "AgentSession.parentMessageId":
+		if e.complexity.AgentSession.ParentMessageID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.ParentMessageID(childComplexity), true
+	case "AgentSession.parentSessionId":
+		if e.complexity.AgentSession.ParentSessionID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.ParentSessionID(childComplexity), true
+	case "AgentSession.project":
+		if e.complexity.AgentSession.Project == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.Project(childComplexity), true
+	case "AgentSession.scopeId":
+		if e.complexity.AgentSession.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.ScopeID(childComplexity), true
+	case "AgentSession.source":
+		if e.complexity.AgentSession.Source == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.Source(childComplexity), true
+	case "AgentSession.sourceId":
+		if e.complexity.AgentSession.SourceID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.SourceID(childComplexity), true
+	case "AgentSession.taskDescription":
+		if e.complexity.AgentSession.TaskDescription == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.TaskDescription(childComplexity), true
+	case "AgentSession.taskStatus":
+		if e.complexity.AgentSession.TaskStatus == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.TaskStatus(childComplexity), true
+	case "AgentSession.toolCallId":
+		if e.complexity.AgentSession.ToolCallID == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.ToolCallID(childComplexity), true
+	case "AgentSession.workspacePath":
+		if e.complexity.AgentSession.WorkspacePath == nil {
+			break
+		}
+
+		return e.complexity.AgentSession.WorkspacePath(childComplexity), true
+
+	case "AgentToolCall.childSessionId":
+		if e.complexity.AgentToolCall.ChildSessionID == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ChildSessionID(childComplexity), true
+	case "AgentToolCall.completedAt":
+		if e.complexity.AgentToolCall.CompletedAt == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.CompletedAt(childComplexity), true
+	case "AgentToolCall.id":
+		if e.complexity.AgentToolCall.ID == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ID(childComplexity), true
+	case "AgentToolCall.messageId":
+		if e.complexity.AgentToolCall.MessageID == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.MessageID(childComplexity), true
+	case "AgentToolCall.paramsJson":
+		if e.complexity.AgentToolCall.ParamsJSON == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ParamsJSON(childComplexity), true
+	case "AgentToolCall.resultJson":
+		if e.complexity.AgentToolCall.ResultJSON == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ResultJSON(childComplexity), true
+	case "AgentToolCall.sessionId":
+		if e.complexity.AgentToolCall.SessionID == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.SessionID(childComplexity), true
+	case "AgentToolCall.sourceId":
+		if e.complexity.AgentToolCall.SourceID == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.SourceID(childComplexity), true
+	case "AgentToolCall.startedAt":
+		if e.complexity.AgentToolCall.StartedAt == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.StartedAt(childComplexity), true
+	case "AgentToolCall.status":
+		if e.complexity.AgentToolCall.Status == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.Status(childComplexity), true
+	case "AgentToolCall.toolName":
+		if e.complexity.AgentToolCall.ToolName == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ToolName(childComplexity), true
+	case "AgentToolCall.toolNumber":
+		if e.complexity.AgentToolCall.ToolNumber == nil {
+			break
+		}
+
+		return e.complexity.AgentToolCall.ToolNumber(childComplexity), true
+
+	case "AgentTurn.hasChildren":
+		if e.complexity.AgentTurn.HasChildren == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.HasChildren(childComplexity), true
+	case "AgentTurn.id":
+		if e.complexity.AgentTurn.ID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.ID(childComplexity), true
+	case "AgentTurn.model":
+		if e.complexity.AgentTurn.Model == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.Model(childComplexity), true
+	case "AgentTurn.parentTurnId":
+		if e.complexity.AgentTurn.ParentTurnID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.ParentTurnID(childComplexity), true
+	case "AgentTurn.queryMessageIds":
+		if e.complexity.AgentTurn.QueryMessageIDs == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.QueryMessageIDs(childComplexity), true
+	case "AgentTurn.responseMessageId":
+		if e.complexity.AgentTurn.ResponseMessageID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.ResponseMessageID(childComplexity), true
+	case "AgentTurn.sequence":
+		if e.complexity.AgentTurn.Sequence == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.Sequence(childComplexity), true
+	case "AgentTurn.sessionId":
+		if e.complexity.AgentTurn.SessionID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.SessionID(childComplexity), true
+	case "AgentTurn.sourceId":
+		if e.complexity.AgentTurn.SourceID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.SourceID(childComplexity), true
+	case "AgentTurn.timestamp":
+		if e.complexity.AgentTurn.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.Timestamp(childComplexity), true
+	case "AgentTurn.tokenCount":
+		if e.complexity.AgentTurn.TokenCount == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.TokenCount(childComplexity), true
+	case "AgentTurn.toolCallCount":
+		if e.complexity.AgentTurn.ToolCallCount == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.ToolCallCount(childComplexity), true
+
+	case "AnalysisRun.completedAt":
+		if e.complexity.AnalysisRun.CompletedAt == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.CompletedAt(childComplexity), true
+	case "AnalysisRun.createdAt":
+		if e.complexity.AnalysisRun.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.CreatedAt(childComplexity), true
+	case "AnalysisRun.episodeId":
+		if e.complexity.AnalysisRun.EpisodeID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.EpisodeID(childComplexity), true
+	case "AnalysisRun.errorMessage":
+		if e.complexity.AnalysisRun.ErrorMessage == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.ErrorMessage(childComplexity), true
+	case "AnalysisRun.facets":
+		if e.complexity.AnalysisRun.Facets == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.Facets(childComplexity), true
+	case "AnalysisRun.id":
+		if e.complexity.AnalysisRun.ID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.ID(childComplexity), true
+	case "AnalysisRun.outputText":
+		if e.complexity.AnalysisRun.OutputText == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.OutputText(childComplexity), true
+	case "AnalysisRun.scopeId":
+		if e.complexity.AnalysisRun.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.ScopeID(childComplexity), true
+	case "AnalysisRun.startedAt":
+		if e.complexity.AnalysisRun.StartedAt == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.StartedAt(childComplexity), true
+	case "AnalysisRun.status":
+		if e.complexity.AnalysisRun.Status == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.Status(childComplexity), true
+	case "AnalysisRun.typeId":
+		if e.complexity.AnalysisRun.TypeID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.TypeID(childComplexity), true
+	case "AnalysisRun.typeName":
+		if e.complexity.AnalysisRun.TypeName == nil {
+			break
+		}
+
+		return e.complexity.AnalysisRun.TypeName(childComplexity), true
+
+	case "AnalysisType.createdAt":
+		if e.complexity.AnalysisType.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.CreatedAt(childComplexity), true
+	case "AnalysisType.id":
+		if e.complexity.AnalysisType.ID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.ID(childComplexity), true
+	case "AnalysisType.model":
+		if e.complexity.AnalysisType.Model == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.Model(childComplexity), true
+	case "AnalysisType.name":
+		if e.complexity.AnalysisType.Name == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.Name(childComplexity), true
+	case "AnalysisType.outputType":
+		if e.complexity.AnalysisType.OutputType == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.OutputType(childComplexity), true
+	case "AnalysisType.promptTemplate":
+		if e.complexity.AnalysisType.PromptTemplate == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.PromptTemplate(childComplexity), true
+	case "AnalysisType.scopeId":
+		if e.complexity.AnalysisType.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.ScopeID(childComplexity), true
+	case "AnalysisType.updatedAt":
+		if e.complexity.AnalysisType.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.UpdatedAt(childComplexity), true
+	case "AnalysisType.version":
+		if e.complexity.AnalysisType.Version == nil {
+			break
+		}
+
+		return e.complexity.AnalysisType.Version(childComplexity), true
+
+	case "ArchiveRecord.archivedAt":
+		if e.complexity.ArchiveRecord.ArchivedAt == nil {
+			break
+		}
+
+		return e.complexity.ArchiveRecord.ArchivedAt(childComplexity), true
+	case "ArchiveRecord.reasons":
+		if e.complexity.ArchiveRecord.Reasons == nil {
+			break
+		}
+
+		return e.complexity.ArchiveRecord.Reasons(childComplexity), true
+	case "ArchiveRecord.reportId":
+		if e.complexity.ArchiveRecord.ReportID == nil {
+			break
+		}
+
+		return e.complexity.ArchiveRecord.ReportID(childComplexity), true
+	case "ArchiveRecord.restoredAt":
+		if e.complexity.ArchiveRecord.RestoredAt == nil {
+			break
+		}
+
+		return e.complexity.ArchiveRecord.RestoredAt(childComplexity), true
+
+	case "ArtifactHit.family":
+		if e.complexity.ArtifactHit.Family == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.Family(childComplexity), true
+	case "ArtifactHit.id":
+		if e.complexity.ArtifactHit.ID == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.ID(childComplexity), true
+	case "ArtifactHit.knowledge":
+		if e.complexity.ArtifactHit.Knowledge == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.Knowledge(childComplexity), true
+	case "ArtifactHit.memory":
+		if e.complexity.ArtifactHit.Memory == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.Memory(childComplexity), true
+	case "ArtifactHit.score":
+		if e.complexity.ArtifactHit.Score == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.Score(childComplexity), true
+	case "ArtifactHit.skill":
+		if e.complexity.ArtifactHit.Skill == nil {
+			break
+		}
+
+		return e.complexity.ArtifactHit.Skill(childComplexity), true
 
 	case "Association.scopeId":
 		if e.complexity.Association.ScopeID == nil {
@@ -279,6 +1374,625 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Association.UpdatedAt(childComplexity), true
 
+	case "BreakNotification.context":
+		if e.complexity.BreakNotification.Context == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.Context(childComplexity), true
+	case "BreakNotification.id":
+		if e.complexity.BreakNotification.ID == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.ID(childComplexity), true
+	case "BreakNotification.instanceId":
+		if e.complexity.BreakNotification.InstanceID == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.InstanceID(childComplexity), true
+	case "BreakNotification.minutesInTaskMode":
+		if e.complexity.BreakNotification.MinutesInTaskMode == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.MinutesInTaskMode(childComplexity), true
+	case "BreakNotification.scopeId":
+		if e.complexity.BreakNotification.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.ScopeID(childComplexity), true
+	case "BreakNotification.sessionId":
+		if e.complexity.BreakNotification.SessionID == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.SessionID(childComplexity), true
+	case "BreakNotification.suggestion":
+		if e.complexity.BreakNotification.Suggestion == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.Suggestion(childComplexity), true
+	case "BreakNotification.timestamp":
+		if e.complexity.BreakNotification.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.BreakNotification.Timestamp(childComplexity), true
+
+	case "ChunkResult.definition":
+		if e.complexity.ChunkResult.Definition == nil {
+			break
+		}
+
+		return e.complexity.ChunkResult.Definition(childComplexity), true
+	case "ChunkResult.episodes":
+		if e.complexity.ChunkResult.Episodes == nil {
+			break
+		}
+
+		return e.complexity.ChunkResult.Episodes(childComplexity), true
+	case "ChunkResult.items":
+		if e.complexity.ChunkResult.Items == nil {
+			break
+		}
+
+		return e.complexity.ChunkResult.Items(childComplexity), true
+	case "ChunkResult.removed":
+		if e.complexity.ChunkResult.Removed == nil {
+			break
+		}
+
+		return e.complexity.ChunkResult.Removed(childComplexity), true
+
+	case "CleanupView.archive":
+		if e.complexity.CleanupView.Archive == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.Archive(childComplexity), true
+	case "CleanupView.candidate":
+		if e.complexity.CleanupView.Candidate == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.Candidate(childComplexity), true
+	case "CleanupView.eligibility":
+		if e.complexity.CleanupView.Eligibility == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.Eligibility(childComplexity), true
+	case "CleanupView.history":
+		if e.complexity.CleanupView.History == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.History(childComplexity), true
+	case "CleanupView.reasons":
+		if e.complexity.CleanupView.Reasons == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.Reasons(childComplexity), true
+	case "CleanupView.removable":
+		if e.complexity.CleanupView.Removable == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.Removable(childComplexity), true
+	case "CleanupView.state":
+		if e.complexity.CleanupView.State == nil {
+			break
+		}
+
+		return e.complexity.CleanupView.State(childComplexity), true
+
+	case "DerivedView.artifactId":
+		if e.complexity.DerivedView.ArtifactID == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.ArtifactID(childComplexity), true
+	case "DerivedView.cleanup":
+		if e.complexity.DerivedView.Cleanup == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.Cleanup(childComplexity), true
+	case "DerivedView.family":
+		if e.complexity.DerivedView.Family == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.Family(childComplexity), true
+	case "DerivedView.invalidation":
+		if e.complexity.DerivedView.Invalidation == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.Invalidation(childComplexity), true
+	case "DerivedView.lineage":
+		if e.complexity.DerivedView.Lineage == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.Lineage(childComplexity), true
+	case "DerivedView.scopeId":
+		if e.complexity.DerivedView.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.ScopeID(childComplexity), true
+	case "DerivedView.support":
+		if e.complexity.DerivedView.Support == nil {
+			break
+		}
+
+		return e.complexity.DerivedView.Support(childComplexity), true
+
+	case "DigestProposal.artifactId":
+		if e.complexity.DigestProposal.ArtifactID == nil {
+			break
+		}
+
+		return e.complexity.DigestProposal.ArtifactID(childComplexity), true
+	case "DigestProposal.family":
+		if e.complexity.DigestProposal.Family == nil {
+			break
+		}
+
+		return e.complexity.DigestProposal.Family(childComplexity), true
+	case "DigestProposal.reasons":
+		if e.complexity.DigestProposal.Reasons == nil {
+			break
+		}
+
+		return e.complexity.DigestProposal.Reasons(childComplexity), true
+
+	case "DigestReason.code":
+		if e.complexity.DigestReason.Code == nil {
+			break
+		}
+
+		return e.complexity.DigestReason.Code(childComplexity), true
+	case "DigestReason.detail":
+		if e.complexity.DigestReason.Detail == nil {
+			break
+		}
+
+		return e.complexity.DigestReason.Detail(childComplexity), true
+	case "DigestReason.referenceIds":
+		if e.complexity.DigestReason.ReferenceIDs == nil {
+			break
+		}
+
+		return e.complexity.DigestReason.ReferenceIDs(childComplexity), true
+
+	case "DigestReport.archived":
+		if e.complexity.DigestReport.Archived == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.Archived(childComplexity), true
+	case "DigestReport.at":
+		if e.complexity.DigestReport.At == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.At(childComplexity), true
+	case "DigestReport.evaluated":
+		if e.complexity.DigestReport.Evaluated == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.Evaluated(childComplexity), true
+	case "DigestReport.id":
+		if e.complexity.DigestReport.ID == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.ID(childComplexity), true
+	case "DigestReport.proposals":
+		if e.complexity.DigestReport.Proposals == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.Proposals(childComplexity), true
+	case "DigestReport.removed":
+		if e.complexity.DigestReport.Removed == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.Removed(childComplexity), true
+	case "DigestReport.scopeId":
+		if e.complexity.DigestReport.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.ScopeID(childComplexity), true
+	case "DigestReport.staleAfterDays":
+		if e.complexity.DigestReport.StaleAfterDays == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.StaleAfterDays(childComplexity), true
+
+	case "Episode.agentMessages":
+		if e.complexity.Episode.AgentMessages == nil {
+			break
+		}
+
+		return e.complexity.Episode.AgentMessages(childComplexity), true
+	case "Episode.channel":
+		if e.complexity.Episode.Channel == nil {
+			break
+		}
+
+		return e.complexity.Episode.Channel(childComplexity), true
+	case "Episode.createdAt":
+		if e.complexity.Episode.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.Episode.CreatedAt(childComplexity), true
+	case "Episode.definitionId":
+		if e.complexity.Episode.DefinitionID == nil {
+			break
+		}
+
+		return e.complexity.Episode.DefinitionID(childComplexity), true
+	case "Episode.endTime":
+		if e.complexity.Episode.EndTime == nil {
+			break
+		}
+
+		return e.complexity.Episode.EndTime(childComplexity), true
+	case "Episode.eventCount":
+		if e.complexity.Episode.EventCount == nil {
+			break
+		}
+
+		return e.complexity.Episode.EventCount(childComplexity), true
+	case "Episode.facets":
+		if e.complexity.Episode.Facets == nil {
+			break
+		}
+
+		args, err := ec.field_Episode_facets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Episode.Facets(childComplexity, args["type"].(*string)), true
+	case "Episode.firstEventId":
+		if e.complexity.Episode.FirstEventID == nil {
+			break
+		}
+
+		return e.complexity.Episode.FirstEventID(childComplexity), true
+	case "Episode.id":
+		if e.complexity.Episode.ID == nil {
+			break
+		}
+
+		return e.complexity.Episode.ID(childComplexity), true
+	case "Episode.lastEventId":
+		if e.complexity.Episode.LastEventID == nil {
+			break
+		}
+
+		return e.complexity.Episode.LastEventID(childComplexity), true
+	case "Episode.memories":
+		if e.complexity.Episode.Memories == nil {
+			break
+		}
+
+		return e.complexity.Episode.Memories(childComplexity), true
+	case "Episode.scopeId":
+		if e.complexity.Episode.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Episode.ScopeID(childComplexity), true
+	case "Episode.startTime":
+		if e.complexity.Episode.StartTime == nil {
+			break
+		}
+
+		return e.complexity.Episode.StartTime(childComplexity), true
+	case "Episode.threadId":
+		if e.complexity.Episode.ThreadID == nil {
+			break
+		}
+
+		return e.complexity.Episode.ThreadID(childComplexity), true
+
+	case "EpisodeDefinition.channel":
+		if e.complexity.EpisodeDefinition.Channel == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.Channel(childComplexity), true
+	case "EpisodeDefinition.config":
+		if e.complexity.EpisodeDefinition.Config == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.Config(childComplexity), true
+	case "EpisodeDefinition.createdAt":
+		if e.complexity.EpisodeDefinition.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.CreatedAt(childComplexity), true
+	case "EpisodeDefinition.description":
+		if e.complexity.EpisodeDefinition.Description == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.Description(childComplexity), true
+	case "EpisodeDefinition.id":
+		if e.complexity.EpisodeDefinition.ID == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.ID(childComplexity), true
+	case "EpisodeDefinition.name":
+		if e.complexity.EpisodeDefinition.Name == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.Name(childComplexity), true
+	case "EpisodeDefinition.scopeId":
+		if e.complexity.EpisodeDefinition.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.ScopeID(childComplexity), true
+	case "EpisodeDefinition.strategy":
+		if e.complexity.EpisodeDefinition.Strategy == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.Strategy(childComplexity), true
+	case "EpisodeDefinition.updatedAt":
+		if e.complexity.EpisodeDefinition.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.EpisodeDefinition.UpdatedAt(childComplexity), true
+
+	case "Facet.confidence":
+		if e.complexity.Facet.Confidence == nil {
+			break
+		}
+
+		return e.complexity.Facet.Confidence(childComplexity), true
+	case "Facet.createdAt":
+		if e.complexity.Facet.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.Facet.CreatedAt(childComplexity), true
+	case "Facet.episodeId":
+		if e.complexity.Facet.EpisodeID == nil {
+			break
+		}
+
+		return e.complexity.Facet.EpisodeID(childComplexity), true
+	case "Facet.id":
+		if e.complexity.Facet.ID == nil {
+			break
+		}
+
+		return e.complexity.Facet.ID(childComplexity), true
+	case "Facet.memoryId":
+		if e.complexity.Facet.MemoryID == nil {
+			break
+		}
+
+		return e.complexity.Facet.MemoryID(childComplexity), true
+	case "Facet.metadata":
+		if e.complexity.Facet.Metadata == nil {
+			break
+		}
+
+		return e.complexity.Facet.Metadata(childComplexity), true
+	case "Facet.personId":
+		if e.complexity.Facet.PersonID == nil {
+			break
+		}
+
+		return e.complexity.Facet.PersonID(childComplexity), true
+	case "Facet.runId":
+		if e.complexity.Facet.RunID == nil {
+			break
+		}
+
+		return e.complexity.Facet.RunID(childComplexity), true
+	case "Facet.scopeId":
+		if e.complexity.Facet.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Facet.ScopeID(childComplexity), true
+	case "Facet.type":
+		if e.complexity.Facet.Type == nil {
+			break
+		}
+
+		return e.complexity.Facet.Type(childComplexity), true
+	case "Facet.value":
+		if e.complexity.Facet.Value == nil {
+			break
+		}
+
+		return e.complexity.Facet.Value(childComplexity), true
+
+	case "ForkContext.query":
+		if e.complexity.ForkContext.Query == nil {
+			break
+		}
+
+		return e.complexity.ForkContext.Query(childComplexity), true
+	case "ForkContext.relevantTurns":
+		if e.complexity.ForkContext.RelevantTurns == nil {
+			break
+		}
+
+		return e.complexity.ForkContext.RelevantTurns(childComplexity), true
+	case "ForkContext.totalTokens":
+		if e.complexity.ForkContext.TotalTokens == nil {
+			break
+		}
+
+		return e.complexity.ForkContext.TotalTokens(childComplexity), true
+
+	case "ImportProblem.line":
+		if e.complexity.ImportProblem.Line == nil {
+			break
+		}
+
+		return e.complexity.ImportProblem.Line(childComplexity), true
+	case "ImportProblem.message":
+		if e.complexity.ImportProblem.Message == nil {
+			break
+		}
+
+		return e.complexity.ImportProblem.Message(childComplexity), true
+	case "ImportProblem.record":
+		if e.complexity.ImportProblem.Record == nil {
+			break
+		}
+
+		return e.complexity.ImportProblem.Record(childComplexity), true
+
+	case "ImportResult.adapter":
+		if e.complexity.ImportResult.Adapter == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Adapter(childComplexity), true
+	case "ImportResult.associations":
+		if e.complexity.ImportResult.Associations == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Associations(childComplexity), true
+	case "ImportResult.embedded":
+		if e.complexity.ImportResult.Embedded == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Embedded(childComplexity), true
+	case "ImportResult.episodes":
+		if e.complexity.ImportResult.Episodes == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Episodes(childComplexity), true
+	case "ImportResult.events":
+		if e.complexity.ImportResult.Events == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Events(childComplexity), true
+	case "ImportResult.facets":
+		if e.complexity.ImportResult.Facets == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Facets(childComplexity), true
+	case "ImportResult.imported":
+		if e.complexity.ImportResult.Imported == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Imported(childComplexity), true
+	case "ImportResult.messages":
+		if e.complexity.ImportResult.Messages == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Messages(childComplexity), true
+	case "ImportResult.problems":
+		if e.complexity.ImportResult.Problems == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Problems(childComplexity), true
+	case "ImportResult.scopeId":
+		if e.complexity.ImportResult.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.ScopeID(childComplexity), true
+	case "ImportResult.sessions":
+		if e.complexity.ImportResult.Sessions == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Sessions(childComplexity), true
+	case "ImportResult.skipped":
+		if e.complexity.ImportResult.Skipped == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Skipped(childComplexity), true
+	case "ImportResult.threads":
+		if e.complexity.ImportResult.Threads == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Threads(childComplexity), true
+	case "ImportResult.tookMs":
+		if e.complexity.ImportResult.TookMs == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.TookMs(childComplexity), true
+	case "ImportResult.toolCalls":
+		if e.complexity.ImportResult.ToolCalls == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.ToolCalls(childComplexity), true
+	case "ImportResult.turns":
+		if e.complexity.ImportResult.Turns == nil {
+			break
+		}
+
+		return e.complexity.ImportResult.Turns(childComplexity), true
+
+	case "InvalidationView.brokenReferences":
+		if e.complexity.InvalidationView.BrokenReferences == nil {
+			break
+		}
+
+		return e.complexity.InvalidationView.BrokenReferences(childComplexity), true
+	case "InvalidationView.contradictedBy":
+		if e.complexity.InvalidationView.ContradictedBy == nil {
+			break
+		}
+
+		return e.complexity.InvalidationView.ContradictedBy(childComplexity), true
+	case "InvalidationView.unhealthyDependencies":
+		if e.complexity.InvalidationView.UnhealthyDependencies == nil {
+			break
+		}
+
+		return e.complexity.InvalidationView.UnhealthyDependencies(childComplexity), true
+	case "InvalidationView.valid":
+		if e.complexity.InvalidationView.Valid == nil {
+			break
+		}
+
+		return e.complexity.InvalidationView.Valid(childComplexity), true
+
 	case "Kernel.content":
 		if e.complexity.Kernel.Content == nil {
 			break
@@ -310,6 +2024,135 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Kernel.UpdatedAt(childComplexity), true
 
+	case "Knowledge.content":
+		if e.complexity.Knowledge.Content == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Content(childComplexity), true
+	case "Knowledge.createdAt":
+		if e.complexity.Knowledge.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.CreatedAt(childComplexity), true
+	case "Knowledge.id":
+		if e.complexity.Knowledge.ID == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.ID(childComplexity), true
+	case "Knowledge.metadata":
+		if e.complexity.Knowledge.Metadata == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Metadata(childComplexity), true
+	case "Knowledge.referencedBy":
+		if e.complexity.Knowledge.ReferencedBy == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.ReferencedBy(childComplexity), true
+	case "Knowledge.references":
+		if e.complexity.Knowledge.References == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.References(childComplexity), true
+	case "Knowledge.scopeId":
+		if e.complexity.Knowledge.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.ScopeID(childComplexity), true
+	case "Knowledge.state":
+		if e.complexity.Knowledge.State == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.State(childComplexity), true
+	case "Knowledge.tags":
+		if e.complexity.Knowledge.Tags == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Tags(childComplexity), true
+	case "Knowledge.title":
+		if e.complexity.Knowledge.Title == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Title(childComplexity), true
+	case "Knowledge.type":
+		if e.complexity.Knowledge.Type == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Type(childComplexity), true
+	case "Knowledge.updatedAt":
+		if e.complexity.Knowledge.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.UpdatedAt(childComplexity), true
+	case "Knowledge.version":
+		if e.complexity.Knowledge.Version == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Version(childComplexity), true
+
+	case "KnowledgeConnection.endCursor":
+		if e.complexity.KnowledgeConnection.EndCursor == nil {
+			break
+		}
+
+		return e.complexity.KnowledgeConnection.EndCursor(childComplexity), true
+	case "KnowledgeConnection.hasNextPage":
+		if e.complexity.KnowledgeConnection.HasNextPage == nil {
+			break
+		}
+
+		return e.complexity.KnowledgeConnection.HasNextPage(childComplexity), true
+	case "KnowledgeConnection.nodes":
+		if e.complexity.KnowledgeConnection.Nodes == nil {
+			break
+		}
+
+		return e.complexity.KnowledgeConnection.Nodes(childComplexity), true
+	case "KnowledgeConnection.totalCount":
+		if e.complexity.KnowledgeConnection.TotalCount == nil {
+			break
+		}
+
+		return e.complexity.KnowledgeConnection.TotalCount(childComplexity), true
+
+	case "LineageView.derivatives":
+		if e.complexity.LineageView.Derivatives == nil {
+			break
+		}
+
+		return e.complexity.LineageView.Derivatives(childComplexity), true
+	case "LineageView.derivedFrom":
+		if e.complexity.LineageView.DerivedFrom == nil {
+			break
+		}
+
+		return e.complexity.LineageView.DerivedFrom(childComplexity), true
+	case "LineageView.events":
+		if e.complexity.LineageView.Events == nil {
+			break
+		}
+
+		return e.complexity.LineageView.Events(childComplexity), true
+	case "LineageView.origin":
+		if e.complexity.LineageView.Origin == nil {
+			break
+		}
+
+		return e.complexity.LineageView.Origin(childComplexity), true
+
 	case "Memory.accessCount":
 		if e.complexity.Memory.AccessCount == nil {
 			break
@@ -328,6 +2171,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Memory.ClaimedAt(childComplexity), true
+	case "Memory.consolidatedFrom":
+		if e.complexity.Memory.ConsolidatedFrom == nil {
+			break
+		}
+
+		return e.complexity.Memory.ConsolidatedFrom(childComplexity), true
+	case "Memory.consolidatedInto":
+		if e.complexity.Memory.ConsolidatedInto == nil {
+			break
+		}
+
+		return e.complexity.Memory.ConsolidatedInto(childComplexity), true
 	case "Memory.content":
 		if e.complexity.Memory.Content == nil {
 			break
@@ -511,6 +2366,95 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.MemoryEvent.Type(childComplexity), true
 
+	case "MindSession.durationSeconds":
+		if e.complexity.MindSession.DurationSeconds == nil {
+			break
+		}
+
+		return e.complexity.MindSession.DurationSeconds(childComplexity), true
+	case "MindSession.endedAt":
+		if e.complexity.MindSession.EndedAt == nil {
+			break
+		}
+
+		return e.complexity.MindSession.EndedAt(childComplexity), true
+	case "MindSession.id":
+		if e.complexity.MindSession.ID == nil {
+			break
+		}
+
+		return e.complexity.MindSession.ID(childComplexity), true
+	case "MindSession.instanceId":
+		if e.complexity.MindSession.InstanceID == nil {
+			break
+		}
+
+		return e.complexity.MindSession.InstanceID(childComplexity), true
+	case "MindSession.lastHeartbeatAt":
+		if e.complexity.MindSession.LastHeartbeatAt == nil {
+			break
+		}
+
+		return e.complexity.MindSession.LastHeartbeatAt(childComplexity), true
+	case "MindSession.memoriesStored":
+		if e.complexity.MindSession.MemoriesStored == nil {
+			break
+		}
+
+		return e.complexity.MindSession.MemoriesStored(childComplexity), true
+	case "MindSession.mindType":
+		if e.complexity.MindSession.MindType == nil {
+			break
+		}
+
+		return e.complexity.MindSession.MindType(childComplexity), true
+	case "MindSession.mode":
+		if e.complexity.MindSession.Mode == nil {
+			break
+		}
+
+		return e.complexity.MindSession.Mode(childComplexity), true
+	case "MindSession.reason":
+		if e.complexity.MindSession.Reason == nil {
+			break
+		}
+
+		return e.complexity.MindSession.Reason(childComplexity), true
+	case "MindSession.scopeId":
+		if e.complexity.MindSession.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.MindSession.ScopeID(childComplexity), true
+	case "MindSession.startedAt":
+		if e.complexity.MindSession.StartedAt == nil {
+			break
+		}
+
+		return e.complexity.MindSession.StartedAt(childComplexity), true
+
+	case "Mutation.addReference":
+		if e.complexity.Mutation.AddReference == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addReference_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.AddReference(childComplexity, args["input"].(model.ReferenceInput)), true
+	case "Mutation.analyzeEpisodes":
+		if e.complexity.Mutation.AnalyzeEpisodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_analyzeEpisodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.AnalyzeEpisodes(childComplexity, args["scopeId"].(string), args["type"].(string), args["episodeIds"].([]string), args["definitionId"].(*string), args["force"].(*bool), args["requestId"].(*string)), true
 	case "Mutation.associateMemories":
 		if e.complexity.Mutation.AssociateMemories == nil {
 			break
@@ -522,6 +2466,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.AssociateMemories(childComplexity, args["input"].(model.AssociateInput)), true
+	case "Mutation.chunkEpisodes":
+		if e.complexity.Mutation.ChunkEpisodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_chunkEpisodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ChunkEpisodes(childComplexity, args["scopeId"].(string), args["definition"].(string), args["requestId"].(*string)), true
 	case "Mutation.claimMemory":
 		if e.complexity.Mutation.ClaimMemory == nil {
 			break
@@ -533,6 +2488,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ClaimMemory(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.clearWorkingState":
+		if e.complexity.Mutation.ClearWorkingState == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_clearWorkingState_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ClearWorkingState(childComplexity, args["scopeId"].(string), args["ids"].([]string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.consolidate":
+		if e.complexity.Mutation.Consolidate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_consolidate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.Consolidate(childComplexity, args["memoryIds"].([]string), args["strategy"].(*domain.ConsolidationStrategy), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Mutation.createScope":
 		if e.complexity.Mutation.CreateScope == nil {
 			break
@@ -544,6 +2521,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.CreateScope(childComplexity, args["name"].(string), args["requestId"].(*string)), true
+	case "Mutation.decaySweep":
+		if e.complexity.Mutation.DecaySweep == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_decaySweep_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.DecaySweep(childComplexity, args["scopeId"].(string), args["tier"].(*domain.Tier), args["requestId"].(*string)), true
+	case "Mutation.defineEpisodes":
+		if e.complexity.Mutation.DefineEpisodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_defineEpisodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.DefineEpisodes(childComplexity, args["scopeId"].(string), args["input"].(model.EpisodeDefinitionInput), args["requestId"].(*string)), true
+	case "Mutation.deleteKnowledge":
+		if e.complexity.Mutation.DeleteKnowledge == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteKnowledge_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.DeleteKnowledge(childComplexity, args["id"].(string), args["reason"].(*string), args["cascade"].(*bool), args["requestId"].(*string), args["sessionId"].(*string)), true
 	case "Mutation.deleteMemory":
 		if e.complexity.Mutation.DeleteMemory == nil {
 			break
@@ -554,7 +2564,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.complexity.Mutation.DeleteMemory(childComplexity, args["id"].(string), args["reason"].(*string), args["requestId"].(*string), args["sessionId"].(*string)), true
+		return e.complexity.Mutation.DeleteMemory(childComplexity, args["id"].(string), args["reason"].(*string), args["cascade"].(*bool), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.deleteScope":
+		if e.complexity.Mutation.DeleteScope == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteScope_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.DeleteScope(childComplexity, args["id"].(string), args["requestId"].(*string)), true
+	case "Mutation.deleteSkill":
+		if e.complexity.Mutation.DeleteSkill == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSkill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.DeleteSkill(childComplexity, args["id"].(string), args["reason"].(*string), args["cascade"].(*bool), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.embedMemories":
+		if e.complexity.Mutation.EmbedMemories == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_embedMemories_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.EmbedMemories(childComplexity, args["scopeId"].(string), args["requestId"].(*string)), true
+	case "Mutation.heartbeat":
+		if e.complexity.Mutation.Heartbeat == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_heartbeat_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.Heartbeat(childComplexity, args["instanceId"].(string), args["mode"].(*domain.SessionMode)), true
+	case "Mutation.importData":
+		if e.complexity.Mutation.ImportData == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importData_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ImportData(childComplexity, args["scopeId"].(string), args["format"].(model.ImportFormat), args["data"].(string), args["source"].(*string), args["adapter"].(*string), args["requestId"].(*string), args["sessionId"].(*string)), true
 	case "Mutation.reclassifyMemory":
 		if e.complexity.Mutation.ReclassifyMemory == nil {
 			break
@@ -566,6 +2631,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ReclassifyMemory(childComplexity, args["input"].(model.ReclassifyInput)), true
+	case "Mutation.removeReference":
+		if e.complexity.Mutation.RemoveReference == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeReference_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RemoveReference(childComplexity, args["input"].(model.ReferenceInput)), true
+	case "Mutation.restoreKnowledge":
+		if e.complexity.Mutation.RestoreKnowledge == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreKnowledge_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RestoreKnowledge(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.restoreMemory":
+		if e.complexity.Mutation.RestoreMemory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreMemory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RestoreMemory(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.restoreSkill":
+		if e.complexity.Mutation.RestoreSkill == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreSkill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RestoreSkill(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.runDigest":
+		if e.complexity.Mutation.RunDigest == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runDigest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RunDigest(childComplexity, args["input"].(model.DigestInput)), true
+	case "Mutation.saveKnowledge":
+		if e.complexity.Mutation.SaveKnowledge == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveKnowledge_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.SaveKnowledge(childComplexity, args["input"].(model.SaveKnowledgeInput)), true
+	case "Mutation.saveSkill":
+		if e.complexity.Mutation.SaveSkill == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveSkill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.SaveSkill(childComplexity, args["input"].(model.SaveSkillInput)), true
+	case "Mutation.saveWorkingState":
+		if e.complexity.Mutation.SaveWorkingState == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveWorkingState_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.SaveWorkingState(childComplexity, args["input"].(model.SaveWorkingStateInput)), true
+	case "Mutation.sessionEnd":
+		if e.complexity.Mutation.SessionEnd == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sessionEnd_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.SessionEnd(childComplexity, args["instanceId"].(string), args["reason"].(domain.SessionEndReason), args["requestId"].(*string)), true
+	case "Mutation.sessionStart":
+		if e.complexity.Mutation.SessionStart == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sessionStart_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.SessionStart(childComplexity, args["instanceId"].(string), args["mindType"].(string), args["scopeId"].(string), args["requestId"].(*string)), true
 	case "Mutation.storeMemories":
 		if e.complexity.Mutation.StoreMemories == nil {
 			break
@@ -588,6 +2763,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.StoreMemory(childComplexity, args["input"].(model.StoreMemoryInput)), true
+	case "Mutation.totalRecallAdvisory":
+		if e.complexity.Mutation.TotalRecallAdvisory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_totalRecallAdvisory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.TotalRecallAdvisory(childComplexity, args["sourceMemoryIds"].([]string), args["maxDepth"].(*int), args["instanceId"].(*string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Mutation.updateContext":
+		if e.complexity.Mutation.UpdateContext == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.UpdateContext(childComplexity, args["scopeId"].(string), args["text"].(string), args["capacity"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Mutation.updateKernel":
 		if e.complexity.Mutation.UpdateKernel == nil {
 			break
@@ -600,6 +2797,89 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Mutation.UpdateKernel(childComplexity, args["kernelId"].(string), args["content"].(string), args["requestId"].(*string)), true
 
+	case "PromptContext.memories":
+		if e.complexity.PromptContext.Memories == nil {
+			break
+		}
+
+		return e.complexity.PromptContext.Memories(childComplexity), true
+	case "PromptContext.text":
+		if e.complexity.PromptContext.Text == nil {
+			break
+		}
+
+		return e.complexity.PromptContext.Text(childComplexity), true
+	case "PromptContext.tokens":
+		if e.complexity.PromptContext.Tokens == nil {
+			break
+		}
+
+		return e.complexity.PromptContext.Tokens(childComplexity), true
+	case "PromptContext.truncated":
+		if e.complexity.PromptContext.Truncated == nil {
+			break
+		}
+
+		return e.complexity.PromptContext.Truncated(childComplexity), true
+
+	case "PromptContextItem.memory":
+		if e.complexity.PromptContextItem.Memory == nil {
+			break
+		}
+
+		return e.complexity.PromptContextItem.Memory(childComplexity), true
+	case "PromptContextItem.relevance":
+		if e.complexity.PromptContextItem.Relevance == nil {
+			break
+		}
+
+		return e.complexity.PromptContextItem.Relevance(childComplexity), true
+	case "PromptContextItem.tokens":
+		if e.complexity.PromptContextItem.Tokens == nil {
+			break
+		}
+
+		return e.complexity.PromptContextItem.Tokens(childComplexity), true
+	case "PromptContextItem.truncated":
+		if e.complexity.PromptContextItem.Truncated == nil {
+			break
+		}
+
+		return e.complexity.PromptContextItem.Truncated(childComplexity), true
+
+	case "Query.agentSessions":
+		if e.complexity.Query.AgentSessions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentSessions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.AgentSessions(childComplexity, args["scopeId"].(string)), true
+	case "Query.analysisRuns":
+		if e.complexity.Query.AnalysisRuns == nil {
+			break
+		}
+
+		args, err := ec.field_Query_analysisRuns_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.AnalysisRuns(childComplexity, args["scopeId"].(string), args["episodeId"].(*string), args["status"].(*domain.AnalysisStatus), args["first"].(*int)), true
+	case "Query.analysisTypes":
+		if e.complexity.Query.AnalysisTypes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_analysisTypes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.AnalysisTypes(childComplexity, args["scopeId"].(string)), true
 	case "Query.associations":
 		if e.complexity.Query.Associations == nil {
 			break
@@ -611,6 +2891,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Associations(childComplexity, args["memoryId"].(string), args["types"].([]domain.AssociationType), args["minStrength"].(*float64)), true
+	case "Query.derivedView":
+		if e.complexity.Query.DerivedView == nil {
+			break
+		}
+
+		args, err := ec.field_Query_derivedView_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.DerivedView(childComplexity, args["artifactId"].(string)), true
+	case "Query.digestReport":
+		if e.complexity.Query.DigestReport == nil {
+			break
+		}
+
+		args, err := ec.field_Query_digestReport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.DigestReport(childComplexity, args["id"].(string)), true
+	case "Query.episode":
+		if e.complexity.Query.Episode == nil {
+			break
+		}
+
+		args, err := ec.field_Query_episode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Episode(childComplexity, args["id"].(string)), true
+	case "Query.episodeDefinitions":
+		if e.complexity.Query.EpisodeDefinitions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_episodeDefinitions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.EpisodeDefinitions(childComplexity, args["scopeId"].(string)), true
+	case "Query.episodes":
+		if e.complexity.Query.Episodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_episodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Episodes(childComplexity, args["scopeId"].(string), args["definitionId"].(*string), args["threadId"].(*string), args["memoryId"].(*string), args["first"].(*int)), true
+	case "Query.facets":
+		if e.complexity.Query.Facets == nil {
+			break
+		}
+
+		args, err := ec.field_Query_facets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Facets(childComplexity, args["scopeId"].(string), args["episodeId"].(*string), args["memoryId"].(*string), args["runId"].(*string), args["type"].(*string), args["value"].(*string), args["first"].(*int)), true
+	case "Query.forkContext":
+		if e.complexity.Query.ForkContext == nil {
+			break
+		}
+
+		args, err := ec.field_Query_forkContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.ForkContext(childComplexity, args["scopeId"].(string), args["query"].(string), args["maxTurns"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Query.history":
 		if e.complexity.Query.History == nil {
 			break
@@ -622,6 +2979,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.History(childComplexity, args["memoryId"].(string)), true
+	case "Query.knowledge":
+		if e.complexity.Query.Knowledge == nil {
+			break
+		}
+
+		args, err := ec.field_Query_knowledge_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Knowledge(childComplexity, args["id"].(string)), true
+	case "Query.knowledgePages":
+		if e.complexity.Query.KnowledgePages == nil {
+			break
+		}
+
+		args, err := ec.field_Query_knowledgePages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.KnowledgePages(childComplexity, args["scopeId"].(string), args["filter"].(*model.KnowledgeFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.memories":
 		if e.complexity.Query.Memories == nil {
 			break
@@ -644,6 +3023,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Memory(childComplexity, args["id"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.promptContext":
+		if e.complexity.Query.PromptContext == nil {
+			break
+		}
+
+		args, err := ec.field_Query_promptContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.PromptContext(childComplexity, args["scopeId"].(string), args["maxMemories"].(*int), args["maxTokens"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.references":
+		if e.complexity.Query.References == nil {
+			break
+		}
+
+		args, err := ec.field_Query_references_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.References(childComplexity, args["artifactId"].(string)), true
+	case "Query.reflect":
+		if e.complexity.Query.Reflect == nil {
+			break
+		}
+
+		args, err := ec.field_Query_reflect_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Reflect(childComplexity, args["scopeId"].(string), args["criteria"].(*model.ReflectCriteria), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.resonate":
+		if e.complexity.Query.Resonate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_resonate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Resonate(childComplexity, args["scopeId"].(string), args["message"].(string), args["maxResults"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Query.scope":
 		if e.complexity.Query.Scope == nil {
 			break
@@ -661,6 +3084,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Scopes(childComplexity), true
+	case "Query.searchArtifacts":
+		if e.complexity.Query.SearchArtifacts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchArtifacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.SearchArtifacts(childComplexity, args["scopeId"].(string), args["query"].(string), args["families"].([]domain.ArtifactFamily), args["maxResults"].(*int), args["includeArchived"].(*bool)), true
 	case "Query.searchMemory":
 		if e.complexity.Query.SearchMemory == nil {
 			break
@@ -672,6 +3106,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.SearchMemory(childComplexity, args["scopeId"].(string), args["query"].(string), args["maxResults"].(*int), args["includeAssociations"].(*bool), args["filters"].(*model.MemoryFilter), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.session":
+		if e.complexity.Query.Session == nil {
+			break
+		}
+
+		args, err := ec.field_Query_session_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Session(childComplexity, args["instanceId"].(string)), true
+	case "Query.skill":
+		if e.complexity.Query.Skill == nil {
+			break
+		}
+
+		args, err := ec.field_Query_skill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Skill(childComplexity, args["id"].(string)), true
+	case "Query.skills":
+		if e.complexity.Query.Skills == nil {
+			break
+		}
+
+		args, err := ec.field_Query_skills_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Skills(childComplexity, args["scopeId"].(string), args["filter"].(*model.SkillFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.trace":
 		if e.complexity.Query.Trace == nil {
 			break
@@ -683,6 +3150,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Trace(childComplexity, args["requestId"].(string)), true
+	case "Query.workingMemory":
+		if e.complexity.Query.WorkingMemory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workingMemory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.WorkingMemory(childComplexity, args["scopeId"].(string)), true
+	case "Query.workingState":
+		if e.complexity.Query.WorkingState == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workingState_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.WorkingState(childComplexity, args["id"].(string)), true
+	case "Query.workingStates":
+		if e.complexity.Query.WorkingStates == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workingStates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.WorkingStates(childComplexity, args["scopeId"].(string), args["first"].(*int), args["after"].(*string)), true
 
 	case "RankedMemory.activation":
 		if e.complexity.RankedMemory.Activation == nil {
@@ -690,6 +3190,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.RankedMemory.Activation(childComplexity), true
+	case "RankedMemory.depth":
+		if e.complexity.RankedMemory.Depth == nil {
+			break
+		}
+
+		return e.complexity.RankedMemory.Depth(childComplexity), true
 	case "RankedMemory.memory":
 		if e.complexity.RankedMemory.Memory == nil {
 			break
@@ -727,6 +3233,135 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.RankedMemory.Via(childComplexity), true
 
+	case "Reference.createdAt":
+		if e.complexity.Reference.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.Reference.CreatedAt(childComplexity), true
+	case "Reference.healthy":
+		if e.complexity.Reference.Healthy == nil {
+			break
+		}
+
+		return e.complexity.Reference.Healthy(childComplexity), true
+	case "Reference.id":
+		if e.complexity.Reference.ID == nil {
+			break
+		}
+
+		return e.complexity.Reference.ID(childComplexity), true
+	case "Reference.scopeId":
+		if e.complexity.Reference.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Reference.ScopeID(childComplexity), true
+	case "Reference.sourceFamily":
+		if e.complexity.Reference.SourceFamily == nil {
+			break
+		}
+
+		return e.complexity.Reference.SourceFamily(childComplexity), true
+	case "Reference.sourceId":
+		if e.complexity.Reference.SourceID == nil {
+			break
+		}
+
+		return e.complexity.Reference.SourceID(childComplexity), true
+	case "Reference.sourceState":
+		if e.complexity.Reference.SourceState == nil {
+			break
+		}
+
+		return e.complexity.Reference.SourceState(childComplexity), true
+	case "Reference.targetFamily":
+		if e.complexity.Reference.TargetFamily == nil {
+			break
+		}
+
+		return e.complexity.Reference.TargetFamily(childComplexity), true
+	case "Reference.targetId":
+		if e.complexity.Reference.TargetID == nil {
+			break
+		}
+
+		return e.complexity.Reference.TargetID(childComplexity), true
+	case "Reference.targetState":
+		if e.complexity.Reference.TargetState == nil {
+			break
+		}
+
+		return e.complexity.Reference.TargetState(childComplexity), true
+	case "Reference.type":
+		if e.complexity.Reference.Type == nil {
+			break
+		}
+
+		return e.complexity.Reference.Type(childComplexity), true
+
+	case "References.family":
+		if e.complexity.References.Family == nil {
+			break
+		}
+
+		return e.complexity.References.Family(childComplexity), true
+	case "References.artifactId":
+		if e.complexity.References.ID == nil {
+			break
+		}
+
+		return e.complexity.References.ID(childComplexity), true
+	case "References.incoming":
+		if e.complexity.References.In == nil {
+			break
+		}
+
+		return e.complexity.References.In(childComplexity), true
+	case "References.outgoing":
+		if e.complexity.References.Out == nil {
+			break
+		}
+
+		return e.complexity.References.Out(childComplexity), true
+	case "References.state":
+		if e.complexity.References.State == nil {
+			break
+		}
+
+		return e.complexity.References.State(childComplexity), true
+
+	case "ReflectionCandidate.associationCount":
+		if e.complexity.ReflectionCandidate.AssociationCount == nil {
+			break
+		}
+
+		return e.complexity.ReflectionCandidate.AssociationCount(childComplexity), true
+	case "ReflectionCandidate.lastReinforcedAt":
+		if e.complexity.ReflectionCandidate.LastReinforcedAt == nil {
+			break
+		}
+
+		return e.complexity.ReflectionCandidate.LastReinforcedAt(childComplexity), true
+	case "ReflectionCandidate.memory":
+		if e.complexity.ReflectionCandidate.Memory == nil {
+			break
+		}
+
+		return e.complexity.ReflectionCandidate.Memory(childComplexity), true
+	case "ReflectionCandidate.reasons":
+		if e.complexity.ReflectionCandidate.Reasons == nil {
+			break
+		}
+
+		return e.complexity.ReflectionCandidate.Reasons(childComplexity), true
+	case "ReflectionCandidate.strongestAssociation":
+		if e.complexity.ReflectionCandidate.StrongestAssociation == nil {
+			break
+		}
+
+		return e.complexity.ReflectionCandidate.StrongestAssociation(childComplexity), true
+
 	case "Scope.agentKernel":
 		if e.complexity.Scope.AgentKernel == nil {
 			break
@@ -758,6 +3393,257 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Scope.WorldKernel(childComplexity), true
 
+	case "ScopeDeletion.artifacts":
+		if e.complexity.ScopeDeletion.Artifacts == nil {
+			break
+		}
+
+		return e.complexity.ScopeDeletion.Artifacts(childComplexity), true
+	case "ScopeDeletion.events":
+		if e.complexity.ScopeDeletion.Events == nil {
+			break
+		}
+
+		return e.complexity.ScopeDeletion.Events(childComplexity), true
+	case "ScopeDeletion.nodes":
+		if e.complexity.ScopeDeletion.Nodes == nil {
+			break
+		}
+
+		return e.complexity.ScopeDeletion.Nodes(childComplexity), true
+	case "ScopeDeletion.scopeId":
+		if e.complexity.ScopeDeletion.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.ScopeDeletion.ScopeID(childComplexity), true
+
+	case "SessionAuditPrompt.context":
+		if e.complexity.SessionAuditPrompt.Context == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.Context(childComplexity), true
+	case "SessionAuditPrompt.durationSeconds":
+		if e.complexity.SessionAuditPrompt.DurationSeconds == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.DurationSeconds(childComplexity), true
+	case "SessionAuditPrompt.endedSessionId":
+		if e.complexity.SessionAuditPrompt.EndedSessionID == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.EndedSessionID(childComplexity), true
+	case "SessionAuditPrompt.id":
+		if e.complexity.SessionAuditPrompt.ID == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.ID(childComplexity), true
+	case "SessionAuditPrompt.instanceId":
+		if e.complexity.SessionAuditPrompt.InstanceID == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.InstanceID(childComplexity), true
+	case "SessionAuditPrompt.memories":
+		if e.complexity.SessionAuditPrompt.Memories == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.Memories(childComplexity), true
+	case "SessionAuditPrompt.memoriesStored":
+		if e.complexity.SessionAuditPrompt.MemoriesStored == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.MemoriesStored(childComplexity), true
+	case "SessionAuditPrompt.memoryIds":
+		if e.complexity.SessionAuditPrompt.MemoryIds == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.MemoryIds(childComplexity), true
+	case "SessionAuditPrompt.prompt":
+		if e.complexity.SessionAuditPrompt.Prompt == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.Prompt(childComplexity), true
+	case "SessionAuditPrompt.reason":
+		if e.complexity.SessionAuditPrompt.Reason == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.Reason(childComplexity), true
+	case "SessionAuditPrompt.scopeId":
+		if e.complexity.SessionAuditPrompt.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.ScopeID(childComplexity), true
+	case "SessionAuditPrompt.timestamp":
+		if e.complexity.SessionAuditPrompt.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.SessionAuditPrompt.Timestamp(childComplexity), true
+
+	case "SessionContext.agentKernel":
+		if e.complexity.SessionContext.AgentKernel == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.AgentKernel(childComplexity), true
+	case "SessionContext.identity":
+		if e.complexity.SessionContext.Identity == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.Identity(childComplexity), true
+	case "SessionContext.lastSession":
+		if e.complexity.SessionContext.LastSession == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.LastSession(childComplexity), true
+	case "SessionContext.session":
+		if e.complexity.SessionContext.Session == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.Session(childComplexity), true
+	case "SessionContext.sessionId":
+		if e.complexity.SessionContext.SessionID == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.SessionID(childComplexity), true
+	case "SessionContext.welcome":
+		if e.complexity.SessionContext.Welcome == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.Welcome(childComplexity), true
+	case "SessionContext.worldKernel":
+		if e.complexity.SessionContext.WorldKernel == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.WorldKernel(childComplexity), true
+
+	case "Skill.content":
+		if e.complexity.Skill.Content == nil {
+			break
+		}
+
+		return e.complexity.Skill.Content(childComplexity), true
+	case "Skill.createdAt":
+		if e.complexity.Skill.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.Skill.CreatedAt(childComplexity), true
+	case "Skill.id":
+		if e.complexity.Skill.ID == nil {
+			break
+		}
+
+		return e.complexity.Skill.ID(childComplexity), true
+	case "Skill.metadata":
+		if e.complexity.Skill.Metadata == nil {
+			break
+		}
+
+		return e.complexity.Skill.Metadata(childComplexity), true
+	case "Skill.referencedBy":
+		if e.complexity.Skill.ReferencedBy == nil {
+			break
+		}
+
+		return e.complexity.Skill.ReferencedBy(childComplexity), true
+	case "Skill.references":
+		if e.complexity.Skill.References == nil {
+			break
+		}
+
+		return e.complexity.Skill.References(childComplexity), true
+	case "Skill.scopeId":
+		if e.complexity.Skill.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Skill.ScopeID(childComplexity), true
+	case "Skill.state":
+		if e.complexity.Skill.State == nil {
+			break
+		}
+
+		return e.complexity.Skill.State(childComplexity), true
+	case "Skill.steps":
+		if e.complexity.Skill.Steps == nil {
+			break
+		}
+
+		return e.complexity.Skill.Steps(childComplexity), true
+	case "Skill.tags":
+		if e.complexity.Skill.Tags == nil {
+			break
+		}
+
+		return e.complexity.Skill.Tags(childComplexity), true
+	case "Skill.title":
+		if e.complexity.Skill.Title == nil {
+			break
+		}
+
+		return e.complexity.Skill.Title(childComplexity), true
+	case "Skill.type":
+		if e.complexity.Skill.Type == nil {
+			break
+		}
+
+		return e.complexity.Skill.Type(childComplexity), true
+	case "Skill.updatedAt":
+		if e.complexity.Skill.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.Skill.UpdatedAt(childComplexity), true
+	case "Skill.version":
+		if e.complexity.Skill.Version == nil {
+			break
+		}
+
+		return e.complexity.Skill.Version(childComplexity), true
+
+	case "SkillConnection.endCursor":
+		if e.complexity.SkillConnection.EndCursor == nil {
+			break
+		}
+
+		return e.complexity.SkillConnection.EndCursor(childComplexity), true
+	case "SkillConnection.hasNextPage":
+		if e.complexity.SkillConnection.HasNextPage == nil {
+			break
+		}
+
+		return e.complexity.SkillConnection.HasNextPage(childComplexity), true
+	case "SkillConnection.nodes":
+		if e.complexity.SkillConnection.Nodes == nil {
+			break
+		}
+
+		return e.complexity.SkillConnection.Nodes(childComplexity), true
+	case "SkillConnection.totalCount":
+		if e.complexity.SkillConnection.TotalCount == nil {
+			break
+		}
+
+		return e.complexity.SkillConnection.TotalCount(childComplexity), true
+
 	case "Subscription.memoryEvents":
 		if e.complexity.Subscription.MemoryEvents == nil {
 			break
@@ -769,6 +3655,134 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Subscription.MemoryEvents(childComplexity, args["scopeId"].(string)), true
+	case "Subscription.notifications":
+		if e.complexity.Subscription.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Subscription.Notifications(childComplexity, args["instanceId"].(*string), args["scopeId"].(*string)), true
+
+	case "SupportView.active":
+		if e.complexity.SupportView.Active == nil {
+			break
+		}
+
+		return e.complexity.SupportView.Active(childComplexity), true
+	case "SupportView.lost":
+		if e.complexity.SupportView.Lost == nil {
+			break
+		}
+
+		return e.complexity.SupportView.Lost(childComplexity), true
+	case "SupportView.references":
+		if e.complexity.SupportView.References == nil {
+			break
+		}
+
+		return e.complexity.SupportView.References(childComplexity), true
+	case "SupportView.supported":
+		if e.complexity.SupportView.Supported == nil {
+			break
+		}
+
+		return e.complexity.SupportView.Supported(childComplexity), true
+
+	case "SweepResult.demotions":
+		if e.complexity.SweepResult.Demotions == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.Demotions(childComplexity), true
+	case "SweepResult.durationMs":
+		if e.complexity.SweepResult.DurationMs == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.DurationMs(childComplexity), true
+	case "SweepResult.memoriesEvaluated":
+		if e.complexity.SweepResult.MemoriesEvaluated == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.MemoriesEvaluated(childComplexity), true
+	case "SweepResult.rescored":
+		if e.complexity.SweepResult.Rescored == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.Rescored(childComplexity), true
+	case "SweepResult.scopeId":
+		if e.complexity.SweepResult.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.ScopeID(childComplexity), true
+	case "SweepResult.tier":
+		if e.complexity.SweepResult.Tier == nil {
+			break
+		}
+
+		return e.complexity.SweepResult.Tier(childComplexity), true
+
+	case "TotalRecallNotification.context":
+		if e.complexity.TotalRecallNotification.Context == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.Context(childComplexity), true
+	case "TotalRecallNotification.depthReached":
+		if e.complexity.TotalRecallNotification.DepthReached == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.DepthReached(childComplexity), true
+	case "TotalRecallNotification.id":
+		if e.complexity.TotalRecallNotification.ID == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.ID(childComplexity), true
+	case "TotalRecallNotification.instanceId":
+		if e.complexity.TotalRecallNotification.InstanceID == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.InstanceID(childComplexity), true
+	case "TotalRecallNotification.originRequestId":
+		if e.complexity.TotalRecallNotification.OriginRequestID == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.OriginRequestID(childComplexity), true
+	case "TotalRecallNotification.recalled":
+		if e.complexity.TotalRecallNotification.Recalled == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.Recalled(childComplexity), true
+	case "TotalRecallNotification.scopeId":
+		if e.complexity.TotalRecallNotification.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.ScopeID(childComplexity), true
+	case "TotalRecallNotification.sourceMemoryIds":
+		if e.complexity.TotalRecallNotification.SourceMemoryIds == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.SourceMemoryIds(childComplexity), true
+	case "TotalRecallNotification.timestamp":
+		if e.complexity.TotalRecallNotification.Timestamp == nil {
+			break
+		}
+
+		return e.complexity.TotalRecallNotification.Timestamp(childComplexity), true
 
 	case "Touch.at":
 		if e.complexity.Touch.At == nil {
@@ -852,6 +3866,173 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.TransactionContext.Timestamp(childComplexity), true
 
+	case "TurnContext.messages":
+		if e.complexity.TurnContext.Messages == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.Messages(childComplexity), true
+	case "TurnContext.score":
+		if e.complexity.TurnContext.Score == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.Score(childComplexity), true
+	case "TurnContext.session":
+		if e.complexity.TurnContext.Session == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.Session(childComplexity), true
+	case "TurnContext.tokens":
+		if e.complexity.TurnContext.Tokens == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.Tokens(childComplexity), true
+	case "TurnContext.toolCalls":
+		if e.complexity.TurnContext.ToolCalls == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.ToolCalls(childComplexity), true
+	case "TurnContext.turn":
+		if e.complexity.TurnContext.Turn == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.Turn(childComplexity), true
+
+	case "WorkingMemory.capacity":
+		if e.complexity.WorkingMemory.Capacity == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemory.Capacity(childComplexity), true
+	case "WorkingMemory.context":
+		if e.complexity.WorkingMemory.Context == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemory.Context(childComplexity), true
+	case "WorkingMemory.items":
+		if e.complexity.WorkingMemory.Items == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemory.Items(childComplexity), true
+	case "WorkingMemory.scopeId":
+		if e.complexity.WorkingMemory.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemory.ScopeID(childComplexity), true
+	case "WorkingMemory.updatedAt":
+		if e.complexity.WorkingMemory.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemory.UpdatedAt(childComplexity), true
+
+	case "WorkingMemoryItem.addedAt":
+		if e.complexity.WorkingMemoryItem.AddedAt == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemoryItem.AddedAt(childComplexity), true
+	case "WorkingMemoryItem.memory":
+		if e.complexity.WorkingMemoryItem.Memory == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemoryItem.Memory(childComplexity), true
+	case "WorkingMemoryItem.relevance":
+		if e.complexity.WorkingMemoryItem.Relevance == nil {
+			break
+		}
+
+		return e.complexity.WorkingMemoryItem.Relevance(childComplexity), true
+
+	case "WorkingState.content":
+		if e.complexity.WorkingState.Content == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.Content(childComplexity), true
+	case "WorkingState.createdAt":
+		if e.complexity.WorkingState.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.CreatedAt(childComplexity), true
+	case "WorkingState.id":
+		if e.complexity.WorkingState.ID == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.ID(childComplexity), true
+	case "WorkingState.metadata":
+		if e.complexity.WorkingState.Metadata == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.Metadata(childComplexity), true
+	case "WorkingState.scopeId":
+		if e.complexity.WorkingState.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.ScopeID(childComplexity), true
+	case "WorkingState.sessionId":
+		if e.complexity.WorkingState.SessionID == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.SessionID(childComplexity), true
+	case "WorkingState.title":
+		if e.complexity.WorkingState.Title == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.Title(childComplexity), true
+	case "WorkingState.updatedAt":
+		if e.complexity.WorkingState.UpdatedAt == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.UpdatedAt(childComplexity), true
+	case "WorkingState.version":
+		if e.complexity.WorkingState.Version == nil {
+			break
+		}
+
+		return e.complexity.WorkingState.Version(childComplexity), true
+
+	case "WorkingStateConnection.endCursor":
+		if e.complexity.WorkingStateConnection.EndCursor == nil {
+			break
+		}
+
+		return e.complexity.WorkingStateConnection.EndCursor(childComplexity), true
+	case "WorkingStateConnection.hasNextPage":
+		if e.complexity.WorkingStateConnection.HasNextPage == nil {
+			break
+		}
+
+		return e.complexity.WorkingStateConnection.HasNextPage(childComplexity), true
+	case "WorkingStateConnection.nodes":
+		if e.complexity.WorkingStateConnection.Nodes == nil {
+			break
+		}
+
+		return e.complexity.WorkingStateConnection.Nodes(childComplexity), true
+	case "WorkingStateConnection.totalCount":
+		if e.complexity.WorkingStateConnection.TotalCount == nil {
+			break
+		}
+
+		return e.complexity.WorkingStateConnection.TotalCount(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -861,8 +4042,17 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := executionContext{opCtx, e, 0, 0, make(chan graphql.DeferredResult)}
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAssociateInput,
+		ec.unmarshalInputDigestInput,
+		ec.unmarshalInputEpisodeDefinitionInput,
+		ec.unmarshalInputKnowledgeFilter,
 		ec.unmarshalInputMemoryFilter,
 		ec.unmarshalInputReclassifyInput,
+		ec.unmarshalInputReferenceInput,
+		ec.unmarshalInputReflectCriteria,
+		ec.unmarshalInputSaveKnowledgeInput,
+		ec.unmarshalInputSaveSkillInput,
+		ec.unmarshalInputSaveWorkingStateInput,
+		ec.unmarshalInputSkillFilter,
 		ec.unmarshalInputStoreMemoryInput,
 	)
 	first := true
@@ -978,6 +4168,762 @@ func (ec *executionContext) introspectType(name string) (*introspection.Type, er
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/lifecycle.graphqls", Input: `# Seed 004's artifact lifecycle: six families, the refgraph, service-derived views, the digest
+# (propose / archive / remove as separate passes), restore, explicit deletion, scope deletion.
+# Further error codes: SAME_PASS_ARCHIVE_REMOVE, NOT_ARCHIVED, NOT_A_CANDIDATE, HAS_DEPENDENTS.
+
+"Seed 004's six artifact families: kernels are core truth, memory / knowledge / skill advisory, working state never truth."
+enum ArtifactFamily { AGENT_MODEL_KERNEL WORLD_MODEL_KERNEL MEMORY KNOWLEDGE SKILL WORKING_STATE }
+enum KnowledgeType { CONCEPT ENTITY FACT PROCEDURE DECISION SUMMARY }
+enum SkillType { BLUEPRINT PROCEDURE HEURISTIC TOOL_USE }
+
+"""
+A reference of the refgraph goes from a source artifact to a target artifact of the same scope:
+SUPPORTS — the source is evidence for the target;
+DERIVED_FROM — the source was derived from the target (lineage);
+DEPENDS_ON — the source is valid only while the target is;
+CITES — the source mentions the target;
+CONTRADICTS — the source disputes the target.
+All but CONTRADICTS, from an active memory, knowledge page or skill, keep the target in service.
+"""
+enum ReferenceType { SUPPORTS DERIVED_FROM DEPENDS_ON CITES CONTRADICTS }
+
+"The health of one end of a reference. TRANSIENT: working state (present, never truth)."
+enum EndState { ACTIVE ARCHIVED REMOVED TRANSIENT }
+
+enum ReasonCode { UNSUPPORTED BROKEN_REFERENCE UNHEALTHY_DEPENDENCY CONTRADICTED STALE }
+
+"How an artifact may leave service: NEVER (kernels), EXPLICIT_CLEAR (working state), DIGEST (memory, knowledge, skill)."
+enum CleanupEligibility { NEVER EXPLICIT_CLEAR DIGEST }
+
+"A typed knowledge page; its typed relations to other pages and to memories are references."
+type Knowledge {
+  id: ID!
+  scopeId: ID!
+  type: KnowledgeType!
+  title: String!
+  content: String!
+  tags: [String!]!
+  metadata: JSON!
+  state: LifecycleState!
+  createdAt: Time!
+  updatedAt: Time!
+  version: Int!
+  "Its references to other artifacts, with their health."
+  references: [Reference!]!
+  "The references other artifacts hold to it."
+  referencedBy: [Reference!]!
+}
+
+"A typed advisory bundle (a capability blueprint)."
+type Skill {
+  id: ID!
+  scopeId: ID!
+  type: SkillType!
+  title: String!
+  content: String!
+  steps: [String!]!
+  tags: [String!]!
+  metadata: JSON!
+  state: LifecycleState!
+  createdAt: Time!
+  updatedAt: Time!
+  version: Int!
+  references: [Reference!]!
+  referencedBy: [Reference!]!
+}
+
+"Transient cognition scaffolding: never searched, never served as truth, cleared only explicitly."
+type WorkingState {
+  id: ID!
+  scopeId: ID!
+  title: String!
+  content: String!
+  metadata: JSON!
+  sessionId: String!
+  createdAt: Time!
+  updatedAt: Time!
+  version: Int!
+}
+
+type KnowledgeConnection { nodes: [Knowledge!]! endCursor: String hasNextPage: Boolean! totalCount: Int! }
+type SkillConnection { nodes: [Skill!]! endCursor: String hasNextPage: Boolean! totalCount: Int! }
+type WorkingStateConnection { nodes: [WorkingState!]! endCursor: String hasNextPage: Boolean! totalCount: Int! }
+
+type Reference {
+  "Stable: one reference per source, type and target."
+  id: ID!
+  scopeId: ID!
+  type: ReferenceType!
+  sourceId: ID!
+  sourceFamily: ArtifactFamily!
+  sourceState: EndState!
+  "Empty only for a target removed without trace."
+  targetId: ID!
+  targetFamily: ArtifactFamily
+  targetState: EndState!
+  "Both ends in service."
+  healthy: Boolean!
+  createdAt: Time!
+}
+
+type References {
+  artifactId: ID!
+  family: ArtifactFamily!
+  state: EndState!
+  outgoing: [Reference!]!
+  incoming: [Reference!]!
+}
+
+type DigestReason {
+  code: ReasonCode!
+  detail: String!
+  "The references behind the reason."
+  referenceIds: [ID!]!
+}
+
+type DigestProposal {
+  artifactId: ID!
+  family: ArtifactFamily!
+  reasons: [DigestReason!]!
+}
+
+type DigestReport {
+  id: ID!
+  scopeId: ID!
+  at: Time!
+  "Memories, knowledge pages and skills a propose pass evaluated."
+  evaluated: Int!
+  proposals: [DigestProposal!]!
+  archived: [ID!]!
+  removed: [ID!]!
+  staleAfterDays: Float!
+}
+
+"Why and when an artifact was archived (kept after a restore)."
+type ArchiveRecord {
+  reportId: ID
+  archivedAt: Time!
+  reasons: [DigestReason!]!
+  restoredAt: Time
+}
+
+"Service-derived metadata: computed by the service, never written by callers."
+type DerivedView {
+  artifactId: ID!
+  family: ArtifactFamily!
+  scopeId: ID!
+  support: SupportView!
+  lineage: LineageView!
+  invalidation: InvalidationView!
+  cleanup: CleanupView!
+}
+
+type SupportView {
+  "An active memory, knowledge page or skill supports, cites, derives from or depends on it."
+  supported: Boolean!
+  active: Int!
+  "Supporting references whose source was archived."
+  lost: Int!
+  references: [Reference!]!
+}
+
+type LineageView {
+  derivedFrom: [Reference!]!
+  derivatives: [Reference!]!
+  "The first event of its history."
+  origin: MemoryEvent
+  events: Int!
+}
+
+type InvalidationView {
+  valid: Boolean!
+  brokenReferences: [Reference!]!
+  unhealthyDependencies: [Reference!]!
+  contradictedBy: [Reference!]!
+}
+
+type CleanupView {
+  state: EndState!
+  eligibility: CleanupEligibility!
+  "What a propose pass with the default 30-day window would say now."
+  candidate: Boolean!
+  reasons: [DigestReason!]!
+  "Why it was archived: the pass and the typed reasons with their references."
+  archive: ArchiveRecord
+  "Archived in an earlier pass: a later pass may remove it."
+  removable: Boolean!
+  "Archivals, restores, removals and deletions."
+  history: [MemoryEvent!]!
+}
+
+type ArtifactHit {
+  family: ArtifactFamily!
+  id: ID!
+  "Text relevance (bm25), comparable across families of one query."
+  score: Float!
+  memory: Memory
+  knowledge: Knowledge
+  skill: Skill
+}
+
+type ScopeDeletion {
+  scopeId: ID!
+  "Nodes removed (artifacts, kernels, reports, and every other record of the scope)."
+  nodes: Int!
+  "Events erased from the log (each keeps only its seq)."
+  events: Int!
+  "Removed artifacts by family (agent_model_kernel, memory, ...)."
+  artifacts: JSON!
+}
+
+input SaveKnowledgeInput {
+  scopeId: ID!
+  "Given: a new version of that page."
+  id: ID
+  type: KnowledgeType!
+  title: String!
+  content: String!
+  tags: [String!]
+  metadata: JSON
+  requestId: ID
+  sessionId: ID
+}
+
+input SaveSkillInput {
+  scopeId: ID!
+  id: ID
+  type: SkillType!
+  title: String!
+  content: String!
+  steps: [String!]
+  tags: [String!]
+  metadata: JSON
+  requestId: ID
+  sessionId: ID
+}
+
+input SaveWorkingStateInput {
+  scopeId: ID!
+  id: ID
+  title: String
+  content: String!
+  metadata: JSON
+  requestId: ID
+  sessionId: ID
+}
+
+input ReferenceInput {
+  sourceId: ID!
+  type: ReferenceType!
+  targetId: ID!
+  requestId: ID
+  sessionId: ID
+}
+
+input KnowledgeFilter { types: [KnowledgeType!] tags: [String!] states: [LifecycleState!] }
+input SkillFilter { types: [SkillType!] tags: [String!] states: [LifecycleState!] }
+
+input DigestInput {
+  scopeId: ID!
+  "Scan the scope's refgraph and propose archivals with typed reasons."
+  propose: Boolean
+  "Archive these candidates (reversible)."
+  archive: [ID!]
+  "Remove these, archived in an earlier pass."
+  remove: [ID!]
+  "The staleness window (default 30)."
+  staleAfterDays: Float
+  requestId: ID
+  sessionId: ID
+}
+
+extend type Query {
+  knowledge(id: ID!): Knowledge
+  "A scope's knowledge pages, newest update first; archived ones only when the filter asks."
+  knowledgePages(scopeId: ID!, filter: KnowledgeFilter, first: Int, after: String): KnowledgeConnection!
+  skill(id: ID!): Skill
+  skills(scopeId: ID!, filter: SkillFilter, first: Int, after: String): SkillConnection!
+  workingState(id: ID!): WorkingState
+  workingStates(scopeId: ID!, first: Int, after: String): WorkingStateConnection!
+  "Full-text search over memories, knowledge and skills (default all three); each hit names its family."
+  searchArtifacts(scopeId: ID!, query: String!, families: [ArtifactFamily!], maxResults: Int, includeArchived: Boolean): [ArtifactHit!]!
+  "An artifact's references in both directions, with their health."
+  references(artifactId: ID!): References!
+  derivedView(artifactId: ID!): DerivedView!
+  digestReport(id: ID!): DigestReport
+}
+
+extend type Mutation {
+  saveKnowledge(input: SaveKnowledgeInput!): Knowledge!
+  saveSkill(input: SaveSkillInput!): Skill!
+  saveWorkingState(input: SaveWorkingStateInput!): WorkingState!
+  "Clears the given working states, or all of the scope's; returns the ids cleared."
+  clearWorkingState(scopeId: ID!, ids: [ID!], requestId: ID, sessionId: ID): [ID!]!
+  addReference(input: ReferenceInput!): Reference!
+  removeReference(input: ReferenceInput!): Reference!
+  runDigest(input: DigestInput!): DigestReport!
+  restoreMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
+  restoreKnowledge(id: ID!, requestId: ID, sessionId: ID): Knowledge!
+  restoreSkill(id: ID!, requestId: ID, sessionId: ID): Skill!
+  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  deleteKnowledge(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Knowledge!
+  deleteSkill(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Skill!
+  "Removes everything the scope owns, kernels included, and its search documents; nothing of another scope."
+  deleteScope(id: ID!, requestId: ID): ScopeDeletion!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/living.graphqls", Input: `# The living memory: sessions, decay sweeps, total recall, reflection, consolidation, working
+# memory, prompt context, flashbacks and the notifications pushed to minds.
+
+enum SessionEndReason { EXPLICIT TIMEOUT CRASH }
+enum SessionMode { TASK CONVERSATION IDLE }
+enum ConsolidationStrategy { CONCATENATE KEEP_NEWEST KEEP_MOST_SALIENT }
+enum ReflectionReason { STALE IN_TIME_SPAN WEAKLY_ASSOCIATED }
+
+"A mind instance's connection to a scope."
+type MindSession {
+  id: ID!
+  scopeId: ID!
+  instanceId: ID!
+  mindType: String!
+  startedAt: Time!
+  lastHeartbeatAt: Time!
+  endedAt: Time
+  "Why it ended (null while active)."
+  reason: SessionEndReason
+  mode: SessionMode!
+  durationSeconds: Int!
+  "Memories stored with this session's id as sessionId."
+  memoriesStored: Int!
+}
+
+"What a mind gets when it connects: welcome back, here is your context."
+type SessionContext {
+  sessionId: ID!
+  session: MindSession!
+  "The scope's IDENTITY_CORE memories."
+  identity: [Memory!]!
+  agentKernel: Kernel!
+  worldKernel: Kernel!
+  "The scope's most recently ended session, null on the first."
+  lastSession: MindSession
+  welcome: String!
+}
+
+type SweepResult {
+  scopeId: ID!
+  tier: Tier
+  memoriesEvaluated: Int!
+  demotions: Int!
+  "Memories whose stored score was rewritten without a tier change."
+  rescored: Int!
+  durationMs: Float!
+}
+
+input ReflectCriteria {
+  "Not stored, retrieved, claimed or reclassified for this many days."
+  staleDays: Float
+  "Occurred within [from, to)."
+  from: Time
+  to: Time
+  "No association at least this strong (an unassociated memory always qualifies)."
+  weakAssociationsBelow: Float
+  "Only memories of these tiers."
+  tiers: [Tier!]
+  limit: Int
+}
+
+type ReflectionCandidate {
+  memory: Memory!
+  reasons: [ReflectionReason!]!
+  lastReinforcedAt: Time!
+  associationCount: Int!
+  strongestAssociation: Float!
+}
+
+type WorkingMemoryItem {
+  memory: Memory!
+  relevance: Float!
+  addedAt: Time!
+}
+
+"A scope's capacity-limited buffer of the memories most relevant to the current context."
+type WorkingMemory {
+  scopeId: ID!
+  context: String!
+  capacity: Int!
+  updatedAt: Time!
+  items: [WorkingMemoryItem!]!
+}
+
+type PromptContextItem {
+  memory: Memory!
+  relevance: Float!
+  tokens: Int!
+  truncated: Boolean!
+}
+
+type PromptContext {
+  "One memory per line: - [TIER YYYY-MM-DD] content."
+  text: String!
+  "Estimated as bytes / 4, rounded up."
+  tokens: Int!
+  truncated: Boolean!
+  memories: [PromptContextItem!]!
+}
+
+"Pushed to a mind unasked. Every notification carries its TransactionContext."
+interface Notification {
+  id: ID!
+  scopeId: ID!
+  instanceId: ID
+  timestamp: Time!
+  context: TransactionContext!
+}
+
+"What do you refuse to lose? Sent when a session ends, however it ends."
+type SessionAuditPrompt implements Notification {
+  id: ID!
+  scopeId: ID!
+  instanceId: ID
+  timestamp: Time!
+  context: TransactionContext!
+  prompt: String!
+  endedSessionId: ID!
+  reason: SessionEndReason!
+  durationSeconds: Int!
+  memoriesStored: Int!
+  memoryIds: [ID!]!
+  memories: [Memory!]!
+}
+
+"Sent when a mind has been in task mode for the configured time."
+type BreakNotification implements Notification {
+  id: ID!
+  scopeId: ID!
+  instanceId: ID
+  timestamp: Time!
+  context: TransactionContext!
+  sessionId: ID!
+  minutesInTaskMode: Int!
+  suggestion: String!
+}
+
+"An unsolicited recollection: the result of a total recall the mind advised."
+type TotalRecallNotification implements Notification {
+  id: ID!
+  scopeId: ID!
+  instanceId: ID
+  timestamp: Time!
+  context: TransactionContext!
+  recalled: [RankedMemory!]!
+  depthReached: Int!
+  originRequestId: ID!
+  sourceMemoryIds: [ID!]!
+}
+
+extend type RankedMemory {
+  "Total recall: how many associations away from a source the memory was found."
+  depth: Int!
+}
+
+extend type Memory {
+  "The memory this one was consolidated into."
+  consolidatedInto: ID
+  "The memories consolidated into this one."
+  consolidatedFrom: [ID!]!
+}
+
+extend type Query {
+  "An instance's active session."
+  session(instanceId: ID!): MindSession
+  "Memories needing the mind's judgment, with the reasons (default: stale for 30 days or weakly associated)."
+  reflect(scopeId: ID!, criteria: ReflectCriteria, sessionId: ID, requestId: ID): [ReflectionCandidate!]!
+  workingMemory(scopeId: ID!): WorkingMemory!
+  "The working memory formatted for a prompt within a token budget."
+  promptContext(scopeId: ID!, maxMemories: Int, maxTokens: Int, sessionId: ID, requestId: ID): PromptContext!
+  "Flashbacks: the few past memories resonating with a new message (heartbeat-only messages resonate with nothing)."
+  resonate(scopeId: ID!, message: String!, maxResults: Int, sessionId: ID, requestId: ID): [RankedMemory!]!
+}
+
+extend type Mutation {
+  sessionStart(instanceId: ID!, mindType: String!, scopeId: ID!, requestId: ID): SessionContext!
+  "False when the instance has no active session."
+  heartbeat(instanceId: ID!, mode: SessionMode): Boolean!
+  "False when the instance had no active session."
+  sessionEnd(instanceId: ID!, reason: SessionEndReason!, requestId: ID): Boolean!
+  "Returns the origin request id; the TotalRecallNotification follows over notifications."
+  totalRecallAdvisory(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, sessionId: ID, requestId: ID): ID!
+  decaySweep(scopeId: ID!, tier: Tier, requestId: ID): SweepResult!
+  consolidate(memoryIds: [ID!]!, strategy: ConsolidationStrategy, sessionId: ID, requestId: ID): Memory!
+  updateContext(scopeId: ID!, text: String!, capacity: Int, sessionId: ID, requestId: ID): WorkingMemory!
+}
+
+extend type Subscription {
+  "Notifications for a mind instance, a scope, or both."
+  notifications(instanceId: ID, scopeId: ID): Notification!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/mnemonic.graphqls", Input: `# Seed 001's pipeline: ingest → episodes → analysis (facets) → search, and smart-fork context.
+# Imports are idempotent on (source adapter, source id): running one again changes nothing and
+# resumes one that stopped half-way. Malformed records are reported (with their line) and
+# skipped; the rest is imported.
+
+"How a definition chunks events into episodes."
+enum EpisodeStrategy {
+  "A new episode when the next event of a thread is more than config.gap_seconds after the last."
+  TIME_GAP
+  "One episode per thread."
+  THREAD
+  "One episode per event."
+  SINGLE_EVENT
+  "A user turn (the sent events that open it) with the replies that follow."
+  TURN
+  "One episode per agent turn (its messages)."
+  AGENT_TURN
+  "One episode per agent session (its messages)."
+  AGENT_SESSION
+}
+
+enum AnalysisStatus { PENDING RUNNING COMPLETED FAILED }
+
+enum ImportFormat {
+  "One LoCoMo conversation (JSON): a thread per session, an event per turn, an episode per session."
+  LOCOMO
+  "JSON Lines events: timestamp, channel, content, direction, thread_id, source_id, ..."
+  EVENTS
+  "JSON Lines agent transcripts: sessions, messages, turns, tool calls (or Claude Code lines)."
+  AGENT_SESSIONS
+}
+
+type EpisodeDefinition {
+  id: ID!
+  scopeId: ID!
+  name: String!
+  "Empty: every channel."
+  channel: String!
+  strategy: EpisodeStrategy!
+  config: JSON!
+  description: String!
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+type Episode {
+  id: ID!
+  scopeId: ID!
+  definitionId: ID!
+  channel: String!
+  "Empty when the episode spans threads."
+  threadId: String!
+  startTime: Time!
+  endTime: Time!
+  eventCount: Int!
+  firstEventId: String!
+  lastEventId: String!
+  createdAt: Time!
+  "The grouped memories, in order (empty for episodes of agent messages)."
+  memories: [Memory!]!
+  "The grouped agent messages, in order (episodes of the agents ledger)."
+  agentMessages: [AgentMessage!]!
+  facets(type: String): [Facet!]!
+}
+
+type Facet {
+  id: ID!
+  scopeId: ID!
+  runId: ID!
+  episodeId: ID!
+  "The memory the facet was found in; empty when not one."
+  memoryId: String!
+  type: String!
+  value: String!
+  personId: String!
+  confidence: Float!
+  metadata: JSON
+  createdAt: Time!
+}
+
+type AnalysisType {
+  id: ID!
+  scopeId: ID!
+  name: String!
+  version: String!
+  outputType: String!
+  model: String!
+  promptTemplate: String!
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+type AnalysisRun {
+  id: ID!
+  scopeId: ID!
+  typeId: ID!
+  typeName: String!
+  episodeId: ID!
+  status: AnalysisStatus!
+  startedAt: Time
+  completedAt: Time
+  outputText: String!
+  errorMessage: String!
+  createdAt: Time!
+  facets: [Facet!]!
+}
+
+type ImportProblem {
+  "1-based line of the record (0 when the format has no lines)."
+  line: Int!
+  record: String!
+  message: String!
+}
+
+type ImportResult {
+  scopeId: ID!
+  adapter: String!
+  events: Int!
+  "Events created by this import."
+  imported: Int!
+  "Events imported before (an import is idempotent and resumable)."
+  skipped: Int!
+  threads: Int!
+  associations: Int!
+  sessions: Int!
+  messages: Int!
+  turns: Int!
+  toolCalls: Int!
+  episodes: Int!
+  facets: Int!
+  "Memories given a vector (when an embedding model is configured)."
+  embedded: Int!
+  problems: [ImportProblem!]!
+  tookMs: Float!
+}
+
+type ChunkResult {
+  definition: EpisodeDefinition!
+  episodes: Int!
+  removed: Int!
+  items: Int!
+}
+
+type AgentSession {
+  id: ID!
+  scopeId: ID!
+  sourceId: String!
+  source: String!
+  model: String!
+  project: String!
+  createdAt: Time
+  messageCount: Int!
+  parentSessionId: String!
+  parentMessageId: String!
+  toolCallId: String!
+  taskDescription: String!
+  taskStatus: String!
+  isSubagent: Boolean!
+  workspacePath: String!
+}
+
+type AgentMessage {
+  id: ID!
+  sessionId: ID!
+  sourceId: String!
+  role: String!
+  content: String!
+  sequence: Int!
+  timestamp: Time
+  metadata: JSON
+}
+
+type AgentTurn {
+  id: ID!
+  sessionId: ID!
+  sourceId: String!
+  parentTurnId: String!
+  queryMessageIds: [ID!]!
+  responseMessageId: String!
+  model: String!
+  tokenCount: Int!
+  timestamp: Time
+  hasChildren: Boolean!
+  toolCallCount: Int!
+  sequence: Int!
+}
+
+type AgentToolCall {
+  id: ID!
+  sessionId: ID!
+  messageId: String!
+  sourceId: String!
+  toolName: String!
+  toolNumber: Int!
+  "The call's parameters and result, as JSON text."
+  paramsJson: String!
+  resultJson: String!
+  status: String!
+  "The subagent session the call started, if any."
+  childSessionId: String!
+  startedAt: Time
+  completedAt: Time
+}
+
+type TurnContext {
+  turn: AgentTurn!
+  session: AgentSession
+  messages: [AgentMessage!]!
+  toolCalls: [AgentToolCall!]!
+  score: Float!
+  tokens: Int!
+}
+
+"The past agent turns most relevant to a new session, each with its session, messages and tool calls."
+type ForkContext {
+  query: String!
+  relevantTurns: [TurnContext!]!
+  totalTokens: Int!
+}
+
+input EpisodeDefinitionInput {
+  name: String!
+  "Only events of this channel (default: every channel)."
+  channel: String
+  strategy: EpisodeStrategy!
+  "time_gap: {gap_seconds: N, scope: \"thread\"|\"channel\"|\"all\"}; the others take {}."
+  config: JSON
+  description: String
+}
+
+extend type Query {
+  episodeDefinitions(scopeId: ID!): [EpisodeDefinition!]!
+  "A scope's episodes, oldest first."
+  episodes(scopeId: ID!, definitionId: ID, threadId: ID, memoryId: ID, first: Int): [Episode!]!
+  episode(id: ID!): Episode
+  "A scope's facets: by type, then confidence."
+  facets(scopeId: ID!, episodeId: ID, memoryId: ID, runId: ID, type: String, value: String, first: Int): [Facet!]!
+  analysisTypes(scopeId: ID!): [AnalysisType!]!
+  analysisRuns(scopeId: ID!, episodeId: ID, status: AnalysisStatus, first: Int): [AnalysisRun!]!
+  agentSessions(scopeId: ID!): [AgentSession!]!
+  "Smart fork: the past agent turns most relevant to query, assembled for a new session."
+  forkContext(scopeId: ID!, query: String!, maxTurns: Int, sessionId: ID, requestId: ID): ForkContext!
+}
+
+extend type Mutation {
+  "Imports data (the contents of a source file, at most 32 MiB) into a scope."
+  importData(scopeId: ID!, format: ImportFormat!, data: String!, source: String, adapter: String,
+    requestId: ID, sessionId: ID): ImportResult!
+  "Creates or updates the episode definition of that name."
+  defineEpisodes(scopeId: ID!, input: EpisodeDefinitionInput!, requestId: ID): EpisodeDefinition!
+  "Chunks the scope's records by a definition; idempotent."
+  chunkEpisodes(scopeId: ID!, definition: String!, requestId: ID): ChunkResult!
+  "Runs an analysis (persons, entities, topics, file_references, dates; llm when configured) on episodes."
+  analyzeEpisodes(scopeId: ID!, type: String!, episodeIds: [ID!], definitionId: ID, force: Boolean,
+    requestId: ID): [AnalysisRun!]!
+  "Gives the scope's memories without a vector one (needs an embedding model); returns how many."
+  embedMemories(scopeId: ID!, requestId: ID): Int!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# totalrecall's public contract. Errors carry a stable code in extensions.code:
 # NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT, FORBIDDEN, UNAVAILABLE, INTERNAL.
 
@@ -989,7 +4935,7 @@ enum MemoryKind { EPISODIC SEMANTIC OBSERVATIONAL }
 enum AssociationType { TEMPORAL CAUSAL THEMATIC EMOTIONAL PERSON }
 enum Direction { CREATE STRENGTHEN WEAKEN }
 enum LifecycleState { ACTIVE ARCHIVED }
-enum ResultReason { TEXT ASSOCIATION }
+enum ResultReason { TEXT ASSOCIATION CONTEXT VECTOR }
 
 "A scope owns artifacts; it has exactly one agent kernel and one world kernel."
 type Scope {
@@ -1166,7 +5112,8 @@ type Mutation {
   storeMemories(inputs: [StoreMemoryInput!]!, requestId: ID, sessionId: ID): [Memory!]!
   claimMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
   reclassifyMemory(input: ReclassifyInput!): Memory!
-  deleteMemory(id: ID!, reason: String, requestId: ID, sessionId: ID): Memory!
+  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  deleteMemory(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Memory!
   associateMemories(input: AssociateInput!): Association!
 }
 
@@ -1182,6 +5129,64 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Episode_facets_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "type", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["type"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addReference_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNReferenceInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReferenceInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_analyzeEpisodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "type", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["type"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "episodeIds", ec.unmarshalOID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["episodeIds"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "definitionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["definitionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "force", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["force"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_associateMemories_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1190,6 +5195,27 @@ func (ec *executionContext) field_Mutation_associateMemories_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_chunkEpisodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "definition", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["definition"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
 	return args, nil
 }
 
@@ -1214,6 +5240,58 @@ func (ec *executionContext) field_Mutation_claimMemory_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_clearWorkingState_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ids", ec.unmarshalOID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_consolidate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "memoryIds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["memoryIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "strategy", ec.unmarshalOConsolidationStrategy2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐConsolidationStrategy)
+	if err != nil {
+		return nil, err
+	}
+	args["strategy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1230,6 +5308,79 @@ func (ec *executionContext) field_Mutation_createScope_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_decaySweep_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tier", ec.unmarshalOTier2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTier)
+	if err != nil {
+		return nil, err
+	}
+	args["tier"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_defineEpisodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNEpisodeDefinitionInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐEpisodeDefinitionInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteKnowledge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "cascade", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["cascade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteMemory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1243,16 +5394,141 @@ func (ec *executionContext) field_Mutation_deleteMemory_args(ctx context.Context
 		return nil, err
 	}
 	args["reason"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "cascade", ec.unmarshalOBoolean2ᚖbool)
 	if err != nil {
 		return nil, err
 	}
-	args["requestId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	args["cascade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
 	if err != nil {
 		return nil, err
 	}
-	args["sessionId"] = arg3
+	args["requestId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteSkill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "cascade", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["cascade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_embedMemories_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_heartbeat_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mode", ec.unmarshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode)
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "format", ec.unmarshalNImportFormat2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐImportFormat)
+	if err != nil {
+		return nil, err
+	}
+	args["format"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "data", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["data"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "source", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["source"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "adapter", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["adapter"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg6
 	return args, nil
 }
 
@@ -1264,6 +5540,171 @@ func (ec *executionContext) field_Mutation_reclassifyMemory_args(ctx context.Con
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeReference_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNReferenceInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReferenceInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreKnowledge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreMemory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreSkill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_runDigest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNDigestInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐDigestInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveKnowledge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNSaveKnowledgeInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveKnowledgeInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveSkill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNSaveSkillInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveSkillInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveWorkingState_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNSaveWorkingStateInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveWorkingStateInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_sessionEnd_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason", ec.unmarshalNSessionEndReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason)
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_sessionStart_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mindType", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["mindType"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg3
 	return args, nil
 }
 
@@ -1299,6 +5740,68 @@ func (ec *executionContext) field_Mutation_storeMemory_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_totalRecallAdvisory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sourceMemoryIds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["sourceMemoryIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "text", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "capacity", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["capacity"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateKernel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1331,6 +5834,54 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_agentSessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_analysisRuns_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "episodeId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["episodeId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status", ec.unmarshalOAnalysisStatus2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus)
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_analysisTypes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_associations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1352,6 +5903,153 @@ func (ec *executionContext) field_Query_associations_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_derivedView_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "artifactId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["artifactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_digestReport_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_episodeDefinitions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_episode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_episodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "definitionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["definitionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "threadId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["threadId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "memoryId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["memoryId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_facets_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "episodeId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["episodeId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "memoryId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["memoryId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "runId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["runId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "type", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["type"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "value", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_forkContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "query", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxTurns", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxTurns"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1360,6 +6058,43 @@ func (ec *executionContext) field_Query_history_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["memoryId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_knowledgePages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOKnowledgeFilter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐKnowledgeFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_knowledge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1410,6 +6145,105 @@ func (ec *executionContext) field_Query_memory_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_promptContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxMemories", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxMemories"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxTokens", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxTokens"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_references_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "artifactId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["artifactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_reflect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "criteria", ec.unmarshalOReflectCriteria2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectCriteria)
+	if err != nil {
+		return nil, err
+	}
+	args["criteria"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_resonate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "message", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["message"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxResults", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxResults"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_scope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1418,6 +6252,37 @@ func (ec *executionContext) field_Query_scope_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchArtifacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "query", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "families", ec.unmarshalOArtifactFamily2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamilyᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["families"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "maxResults", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxResults"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "includeArchived", ec.unmarshalOBoolean2ᚖbool)
+	if err != nil {
+		return nil, err
+	}
+	args["includeArchived"] = arg4
 	return args, nil
 }
 
@@ -1462,6 +6327,54 @@ func (ec *executionContext) field_Query_searchMemory_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_skill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_skills_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter", ec.unmarshalOSkillFilter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSkillFilter)
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_trace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1473,6 +6386,49 @@ func (ec *executionContext) field_Query_trace_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_workingMemory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workingState_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workingStates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOString2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_memoryEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1481,6 +6437,22 @@ func (ec *executionContext) field_Subscription_memoryEvents_args(ctx context.Con
 		return nil, err
 	}
 	args["scopeId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg1
 	return args, nil
 }
 
@@ -1535,6 +6507,2404 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AgentMessage_id(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_sessionId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_sourceId,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_role(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_role,
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_content(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_content,
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_sequence(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_sequence,
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_timestamp(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_timestamp,
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentMessage_metadata(ctx context.Context, field graphql.CollectedField, obj *domain.AgentMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentMessage_metadata,
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		ec.marshalOJSON2map,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentMessage_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_id(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_sourceId,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_source(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_source,
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_model(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_model,
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_project(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_project,
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_messageCount(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_messageCount,
+		func(ctx context.Context) (any, error) {
+			return obj.MessageCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_messageCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_parentSessionId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_parentSessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.ParentSessionID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_parentSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_parentMessageId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_parentMessageId,
+		func(ctx context.Context) (any, error) {
+			return obj.ParentMessageID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_parentMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_toolCallId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_toolCallId,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolCallID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_toolCallId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_taskDescription(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_taskDescription,
+		func(ctx context.Context) (any, error) {
+			return obj.TaskDescription, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_taskDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_taskStatus(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_taskStatus,
+		func(ctx context.Context) (any, error) {
+			return obj.TaskStatus, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_taskStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_isSubagent(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_isSubagent,
+		func(ctx context.Context) (any, error) {
+			return obj.IsSubagent, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_isSubagent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentSession_workspacePath(ctx context.Context, field graphql.CollectedField, obj *domain.AgentSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentSession_workspacePath,
+		func(ctx context.Context) (any, error) {
+			return obj.WorkspacePath, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentSession_workspacePath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_id(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_sessionId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_messageId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_messageId,
+		func(ctx context.Context) (any, error) {
+			return obj.MessageID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_messageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_sourceId,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_toolName(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_toolName,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolName, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_toolName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_toolNumber(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_toolNumber,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolNumber, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_toolNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_paramsJson(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_paramsJson,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.AgentToolCall().ParamsJSON(ctx, obj)
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_paramsJson(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_resultJson(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_resultJson,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.AgentToolCall().ResultJSON(ctx, obj)
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_resultJson(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_status(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_status,
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_childSessionId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_childSessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.ChildSessionID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_childSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_startedAt(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_startedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentToolCall_completedAt(ctx context.Context, field graphql.CollectedField, obj *domain.AgentToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentToolCall_completedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentToolCall_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentToolCall",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_id(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_sessionId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_sourceId,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_parentTurnId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_parentTurnId,
+		func(ctx context.Context) (any, error) {
+			return obj.ParentTurnID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_parentTurnId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_queryMessageIds(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_queryMessageIds,
+		func(ctx context.Context) (any, error) {
+			return obj.QueryMessageIDs, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_queryMessageIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_responseMessageId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_responseMessageId,
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseMessageID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_responseMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_model(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_model,
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_tokenCount(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_tokenCount,
+		func(ctx context.Context) (any, error) {
+			return obj.TokenCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_tokenCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_timestamp(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_timestamp,
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_hasChildren(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_hasChildren,
+		func(ctx context.Context) (any, error) {
+			return obj.HasChildren, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_hasChildren(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_toolCallCount(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_toolCallCount,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolCallCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_toolCallCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_sequence(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_sequence,
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_id(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_typeId(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_typeId,
+		func(ctx context.Context) (any, error) {
+			return obj.TypeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_typeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_typeName(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_typeName,
+		func(ctx context.Context) (any, error) {
+			return obj.TypeName, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_typeName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_episodeId(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_episodeId,
+		func(ctx context.Context) (any, error) {
+			return obj.EpisodeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_episodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_status(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_status,
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		ec.marshalNAnalysisStatus2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AnalysisStatus does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_startedAt(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_startedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_completedAt(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_completedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_outputText(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_outputText,
+		func(ctx context.Context) (any, error) {
+			return obj.OutputText, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_outputText(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_errorMessage(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_errorMessage,
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorMessage, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_errorMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisRun_facets(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisRun_facets,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.AnalysisRun().Facets(ctx, obj)
+		},
+		nil,
+		ec.marshalNFacet2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacetᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisRun_facets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Facet_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Facet_scopeId(ctx, field)
+			case "runId":
+				return ec.fieldContext_Facet_runId(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_Facet_episodeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_Facet_memoryId(ctx, field)
+			case "type":
+				return ec.fieldContext_Facet_type(ctx, field)
+			case "value":
+				return ec.fieldContext_Facet_value(ctx, field)
+			case "personId":
+				return ec.fieldContext_Facet_personId(ctx, field)
+			case "confidence":
+				return ec.fieldContext_Facet_confidence(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Facet_metadata(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Facet_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Facet", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_id(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_name(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_name,
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_version(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_version,
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_outputType(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_outputType,
+		func(ctx context.Context) (any, error) {
+			return obj.OutputType, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_outputType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_model(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_model,
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_promptTemplate(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_promptTemplate,
+		func(ctx context.Context) (any, error) {
+			return obj.PromptTemplate, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_promptTemplate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnalysisType_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.AnalysisType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AnalysisType_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AnalysisType_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArchiveRecord_reportId(ctx context.Context, field graphql.CollectedField, obj *domain.ArchiveRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArchiveRecord_reportId,
+		func(ctx context.Context) (any, error) {
+			return obj.ReportID, nil
+		},
+		nil,
+		ec.marshalOID2string,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArchiveRecord_reportId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArchiveRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArchiveRecord_archivedAt(ctx context.Context, field graphql.CollectedField, obj *domain.ArchiveRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArchiveRecord_archivedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.ArchivedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArchiveRecord_archivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArchiveRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArchiveRecord_reasons(ctx context.Context, field graphql.CollectedField, obj *domain.ArchiveRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArchiveRecord_reasons,
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		ec.marshalNDigestReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArchiveRecord_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArchiveRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "code":
+				return ec.fieldContext_DigestReason_code(ctx, field)
+			case "detail":
+				return ec.fieldContext_DigestReason_detail(ctx, field)
+			case "referenceIds":
+				return ec.fieldContext_DigestReason_referenceIds(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestReason", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArchiveRecord_restoredAt(ctx context.Context, field graphql.CollectedField, obj *domain.ArchiveRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArchiveRecord_restoredAt,
+		func(ctx context.Context) (any, error) {
+			return obj.RestoredAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArchiveRecord_restoredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArchiveRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_family(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_family,
+		func(ctx context.Context) (any, error) {
+			return obj.Family, nil
+		},
+		nil,
+		ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_family(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_id(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_score(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_score,
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_memory(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalOMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_knowledge(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_knowledge,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ArtifactHit().Knowledge(ctx, obj)
+		},
+		nil,
+		ec.marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_knowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactHit_skill(ctx context.Context, field graphql.CollectedField, obj *cortex.ArtifactHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ArtifactHit_skill,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ArtifactHit().Skill(ctx, obj)
+		},
+		nil,
+		ec.marshalOSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ArtifactHit_skill(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactHit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _Association_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.Association) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -1710,6 +9080,3234 @@ func (ec *executionContext) fieldContext_Association_updatedAt(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _BreakNotification_id(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_scopeId(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_instanceId,
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_timestamp,
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_context(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_context,
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		ec.marshalNTransactionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTransactionContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "sessionId":
+				return ec.fieldContext_TransactionContext_sessionId(ctx, field)
+			case "requestId":
+				return ec.fieldContext_TransactionContext_requestId(ctx, field)
+			case "messageId":
+				return ec.fieldContext_TransactionContext_messageId(ctx, field)
+			case "causationId":
+				return ec.fieldContext_TransactionContext_causationId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_TransactionContext_timestamp(ctx, field)
+			case "sourceContext":
+				return ec.fieldContext_TransactionContext_sourceContext(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TransactionContext", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_minutesInTaskMode(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_minutesInTaskMode,
+		func(ctx context.Context) (any, error) {
+			return obj.MinutesInTaskMode, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_minutesInTaskMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BreakNotification_suggestion(ctx context.Context, field graphql.CollectedField, obj *model.BreakNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_BreakNotification_suggestion,
+		func(ctx context.Context) (any, error) {
+			return obj.Suggestion, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_BreakNotification_suggestion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChunkResult_definition(ctx context.Context, field graphql.CollectedField, obj *cortex.ChunkResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ChunkResult_definition,
+		func(ctx context.Context) (any, error) {
+			return obj.Definition, nil
+		},
+		nil,
+		ec.marshalNEpisodeDefinition2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinition,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ChunkResult_definition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChunkResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_EpisodeDefinition_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_EpisodeDefinition_scopeId(ctx, field)
+			case "name":
+				return ec.fieldContext_EpisodeDefinition_name(ctx, field)
+			case "channel":
+				return ec.fieldContext_EpisodeDefinition_channel(ctx, field)
+			case "strategy":
+				return ec.fieldContext_EpisodeDefinition_strategy(ctx, field)
+			case "config":
+				return ec.fieldContext_EpisodeDefinition_config(ctx, field)
+			case "description":
+				return ec.fieldContext_EpisodeDefinition_description(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_EpisodeDefinition_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_EpisodeDefinition_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type EpisodeDefinition", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChunkResult_episodes(ctx context.Context, field graphql.CollectedField, obj *cortex.ChunkResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ChunkResult_episodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Episodes, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ChunkResult_episodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChunkResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChunkResult_removed(ctx context.Context, field graphql.CollectedField, obj *cortex.ChunkResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ChunkResult_removed,
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ChunkResult_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChunkResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChunkResult_items(ctx context.Context, field graphql.CollectedField, obj *cortex.ChunkResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ChunkResult_items,
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ChunkResult_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChunkResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_state(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_eligibility(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_eligibility,
+		func(ctx context.Context) (any, error) {
+			return obj.Eligibility, nil
+		},
+		nil,
+		ec.marshalNCleanupEligibility2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐCleanupEligibility,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_eligibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type CleanupEligibility does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_candidate(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_candidate,
+		func(ctx context.Context) (any, error) {
+			return obj.Candidate, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_candidate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_reasons(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_reasons,
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		ec.marshalNDigestReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "code":
+				return ec.fieldContext_DigestReason_code(ctx, field)
+			case "detail":
+				return ec.fieldContext_DigestReason_detail(ctx, field)
+			case "referenceIds":
+				return ec.fieldContext_DigestReason_referenceIds(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestReason", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_archive(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_archive,
+		func(ctx context.Context) (any, error) {
+			return obj.Archive, nil
+		},
+		nil,
+		ec.marshalOArchiveRecord2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArchiveRecord,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_archive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "reportId":
+				return ec.fieldContext_ArchiveRecord_reportId(ctx, field)
+			case "archivedAt":
+				return ec.fieldContext_ArchiveRecord_archivedAt(ctx, field)
+			case "reasons":
+				return ec.fieldContext_ArchiveRecord_reasons(ctx, field)
+			case "restoredAt":
+				return ec.fieldContext_ArchiveRecord_restoredAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ArchiveRecord", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_removable(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_removable,
+		func(ctx context.Context) (any, error) {
+			return obj.Removable, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_removable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CleanupView_history(ctx context.Context, field graphql.CollectedField, obj *cortex.CleanupView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_CleanupView_history,
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		ec.marshalNMemoryEvent2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEventᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_CleanupView_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CleanupView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_MemoryEvent_id(ctx, field)
+			case "seq":
+				return ec.fieldContext_MemoryEvent_seq(ctx, field)
+			case "type":
+				return ec.fieldContext_MemoryEvent_type(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_MemoryEvent_scopeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_MemoryEvent_memoryId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_MemoryEvent_timestamp(ctx, field)
+			case "context":
+				return ec.fieldContext_MemoryEvent_context(ctx, field)
+			case "payload":
+				return ec.fieldContext_MemoryEvent_payload(ctx, field)
+			case "touches":
+				return ec.fieldContext_MemoryEvent_touches(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MemoryEvent", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_artifactId(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_artifactId,
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_family(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_family,
+		func(ctx context.Context) (any, error) {
+			return obj.Family, nil
+		},
+		nil,
+		ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_family(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_support(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_support,
+		func(ctx context.Context) (any, error) {
+			return obj.Support, nil
+		},
+		nil,
+		ec.marshalNSupportView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐSupportView,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "supported":
+				return ec.fieldContext_SupportView_supported(ctx, field)
+			case "active":
+				return ec.fieldContext_SupportView_active(ctx, field)
+			case "lost":
+				return ec.fieldContext_SupportView_lost(ctx, field)
+			case "references":
+				return ec.fieldContext_SupportView_references(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SupportView", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_lineage(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_lineage,
+		func(ctx context.Context) (any, error) {
+			return obj.Lineage, nil
+		},
+		nil,
+		ec.marshalNLineageView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐLineageView,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_lineage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "derivedFrom":
+				return ec.fieldContext_LineageView_derivedFrom(ctx, field)
+			case "derivatives":
+				return ec.fieldContext_LineageView_derivatives(ctx, field)
+			case "origin":
+				return ec.fieldContext_LineageView_origin(ctx, field)
+			case "events":
+				return ec.fieldContext_LineageView_events(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type LineageView", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_invalidation(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_invalidation,
+		func(ctx context.Context) (any, error) {
+			return obj.Invalidation, nil
+		},
+		nil,
+		ec.marshalNInvalidationView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐInvalidationView,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_invalidation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "valid":
+				return ec.fieldContext_InvalidationView_valid(ctx, field)
+			case "brokenReferences":
+				return ec.fieldContext_InvalidationView_brokenReferences(ctx, field)
+			case "unhealthyDependencies":
+				return ec.fieldContext_InvalidationView_unhealthyDependencies(ctx, field)
+			case "contradictedBy":
+				return ec.fieldContext_InvalidationView_contradictedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type InvalidationView", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DerivedView_cleanup(ctx context.Context, field graphql.CollectedField, obj *cortex.DerivedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DerivedView_cleanup,
+		func(ctx context.Context) (any, error) {
+			return obj.Cleanup, nil
+		},
+		nil,
+		ec.marshalNCleanupView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐCleanupView,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DerivedView_cleanup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DerivedView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "state":
+				return ec.fieldContext_CleanupView_state(ctx, field)
+			case "eligibility":
+				return ec.fieldContext_CleanupView_eligibility(ctx, field)
+			case "candidate":
+				return ec.fieldContext_CleanupView_candidate(ctx, field)
+			case "reasons":
+				return ec.fieldContext_CleanupView_reasons(ctx, field)
+			case "archive":
+				return ec.fieldContext_CleanupView_archive(ctx, field)
+			case "removable":
+				return ec.fieldContext_CleanupView_removable(ctx, field)
+			case "history":
+				return ec.fieldContext_CleanupView_history(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type CleanupView", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestProposal_artifactId(ctx context.Context, field graphql.CollectedField, obj *domain.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestProposal_artifactId,
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestProposal_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestProposal_family(ctx context.Context, field graphql.CollectedField, obj *domain.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestProposal_family,
+		func(ctx context.Context) (any, error) {
+			return obj.Family, nil
+		},
+		nil,
+		ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestProposal_family(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestProposal_reasons(ctx context.Context, field graphql.CollectedField, obj *domain.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestProposal_reasons,
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		ec.marshalNDigestReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestProposal_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "code":
+				return ec.fieldContext_DigestReason_code(ctx, field)
+			case "detail":
+				return ec.fieldContext_DigestReason_detail(ctx, field)
+			case "referenceIds":
+				return ec.fieldContext_DigestReason_referenceIds(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestReason", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReason_code(ctx context.Context, field graphql.CollectedField, obj *domain.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReason_code,
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		ec.marshalNReasonCode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonCode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReason_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReason",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ReasonCode does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReason_detail(ctx context.Context, field graphql.CollectedField, obj *domain.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReason_detail,
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReason_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReason",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReason_referenceIds(ctx context.Context, field graphql.CollectedField, obj *domain.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReason_referenceIds,
+		func(ctx context.Context) (any, error) {
+			return obj.ReferenceIDs, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReason_referenceIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReason",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_id(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_at(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_at,
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_evaluated(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_evaluated,
+		func(ctx context.Context) (any, error) {
+			return obj.Evaluated, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_evaluated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_proposals(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_proposals,
+		func(ctx context.Context) (any, error) {
+			return obj.Proposals, nil
+		},
+		nil,
+		ec.marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_proposals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "artifactId":
+				return ec.fieldContext_DigestProposal_artifactId(ctx, field)
+			case "family":
+				return ec.fieldContext_DigestProposal_family(ctx, field)
+			case "reasons":
+				return ec.fieldContext_DigestProposal_reasons(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestProposal", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_archived(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_archived,
+		func(ctx context.Context) (any, error) {
+			return obj.Archived, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_removed(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_removed,
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DigestReport_staleAfterDays(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_staleAfterDays,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.DigestReport().StaleAfterDays(ctx, obj)
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_staleAfterDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_id(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_definitionId(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_definitionId,
+		func(ctx context.Context) (any, error) {
+			return obj.DefinitionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_definitionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_channel(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_channel,
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_threadId(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_threadId,
+		func(ctx context.Context) (any, error) {
+			return obj.ThreadID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_threadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_startTime(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_startTime,
+		func(ctx context.Context) (any, error) {
+			return obj.StartTime, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_endTime(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_endTime,
+		func(ctx context.Context) (any, error) {
+			return obj.EndTime, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_eventCount(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_eventCount,
+		func(ctx context.Context) (any, error) {
+			return obj.EventCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_eventCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_firstEventId(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_firstEventId,
+		func(ctx context.Context) (any, error) {
+			return obj.FirstEventID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_firstEventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_lastEventId(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_lastEventId,
+		func(ctx context.Context) (any, error) {
+			return obj.LastEventID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_lastEventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_memories(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_memories,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Episode().Memories(ctx, obj)
+		},
+		nil,
+		ec.marshalNMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_memories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_agentMessages(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_agentMessages,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Episode().AgentMessages(ctx, obj)
+		},
+		nil,
+		ec.marshalNAgentMessage2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentMessageᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_agentMessages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentMessage_id(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_AgentMessage_sessionId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentMessage_sourceId(ctx, field)
+			case "role":
+				return ec.fieldContext_AgentMessage_role(ctx, field)
+			case "content":
+				return ec.fieldContext_AgentMessage_content(ctx, field)
+			case "sequence":
+				return ec.fieldContext_AgentMessage_sequence(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_AgentMessage_timestamp(ctx, field)
+			case "metadata":
+				return ec.fieldContext_AgentMessage_metadata(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentMessage", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Episode_facets(ctx context.Context, field graphql.CollectedField, obj *domain.Episode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Episode_facets,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Episode().Facets(ctx, obj, fc.Args["type"].(*string))
+		},
+		nil,
+		ec.marshalNFacet2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacetᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Episode_facets(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Episode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Facet_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Facet_scopeId(ctx, field)
+			case "runId":
+				return ec.fieldContext_Facet_runId(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_Facet_episodeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_Facet_memoryId(ctx, field)
+			case "type":
+				return ec.fieldContext_Facet_type(ctx, field)
+			case "value":
+				return ec.fieldContext_Facet_value(ctx, field)
+			case "personId":
+				return ec.fieldContext_Facet_personId(ctx, field)
+			case "confidence":
+				return ec.fieldContext_Facet_confidence(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Facet_metadata(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Facet_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Facet", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Episode_facets_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_id(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_name(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_name,
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_channel(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_channel,
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_strategy(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_strategy,
+		func(ctx context.Context) (any, error) {
+			return obj.Strategy, nil
+		},
+		nil,
+		ec.marshalNEpisodeStrategy2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeStrategy,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_strategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EpisodeStrategy does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_config(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_config,
+		func(ctx context.Context) (any, error) {
+			return obj.Config, nil
+		},
+		nil,
+		ec.marshalNJSON2map,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_description(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_description,
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EpisodeDefinition_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.EpisodeDefinition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_EpisodeDefinition_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_EpisodeDefinition_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EpisodeDefinition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_id(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_runId(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_runId,
+		func(ctx context.Context) (any, error) {
+			return obj.RunID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_runId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_episodeId(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_episodeId,
+		func(ctx context.Context) (any, error) {
+			return obj.EpisodeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_episodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_memoryId(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_memoryId,
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_memoryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_type(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_type,
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_value(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_value,
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_personId(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_personId,
+		func(ctx context.Context) (any, error) {
+			return obj.PersonID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_personId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_confidence(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_confidence,
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_metadata(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_metadata,
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		ec.marshalOJSON2map,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facet_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Facet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Facet_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Facet_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ForkContext_query(ctx context.Context, field graphql.CollectedField, obj *cortex.ForkContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ForkContext_query,
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ForkContext_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ForkContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ForkContext_relevantTurns(ctx context.Context, field graphql.CollectedField, obj *cortex.ForkContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ForkContext_relevantTurns,
+		func(ctx context.Context) (any, error) {
+			return obj.RelevantTurns, nil
+		},
+		nil,
+		ec.marshalNTurnContext2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐTurnContextᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ForkContext_relevantTurns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ForkContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "turn":
+				return ec.fieldContext_TurnContext_turn(ctx, field)
+			case "session":
+				return ec.fieldContext_TurnContext_session(ctx, field)
+			case "messages":
+				return ec.fieldContext_TurnContext_messages(ctx, field)
+			case "toolCalls":
+				return ec.fieldContext_TurnContext_toolCalls(ctx, field)
+			case "score":
+				return ec.fieldContext_TurnContext_score(ctx, field)
+			case "tokens":
+				return ec.fieldContext_TurnContext_tokens(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TurnContext", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ForkContext_totalTokens(ctx context.Context, field graphql.CollectedField, obj *cortex.ForkContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ForkContext_totalTokens,
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ForkContext_totalTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ForkContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportProblem_line(ctx context.Context, field graphql.CollectedField, obj *domain.SourceProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportProblem_line,
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportProblem_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportProblem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportProblem_record(ctx context.Context, field graphql.CollectedField, obj *domain.SourceProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportProblem_record,
+		func(ctx context.Context) (any, error) {
+			return obj.Record, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportProblem_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportProblem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportProblem_message(ctx context.Context, field graphql.CollectedField, obj *domain.SourceProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportProblem_message,
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportProblem_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportProblem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_adapter(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_adapter,
+		func(ctx context.Context) (any, error) {
+			return obj.Adapter, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_adapter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_events(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_events,
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_imported(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_imported,
+		func(ctx context.Context) (any, error) {
+			return obj.Imported, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_imported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_skipped(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_skipped,
+		func(ctx context.Context) (any, error) {
+			return obj.Skipped, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_threads(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_threads,
+		func(ctx context.Context) (any, error) {
+			return obj.Threads, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_threads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_associations(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_associations,
+		func(ctx context.Context) (any, error) {
+			return obj.Associations, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_associations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_sessions(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_sessions,
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_messages(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_messages,
+		func(ctx context.Context) (any, error) {
+			return obj.Messages, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_turns(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_turns,
+		func(ctx context.Context) (any, error) {
+			return obj.Turns, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_turns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_toolCalls(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_toolCalls,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolCalls, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_toolCalls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_episodes(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_episodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Episodes, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_episodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_facets(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_facets,
+		func(ctx context.Context) (any, error) {
+			return obj.Facets, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_facets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_embedded(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_embedded,
+		func(ctx context.Context) (any, error) {
+			return obj.Embedded, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_embedded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_problems(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_problems,
+		func(ctx context.Context) (any, error) {
+			return obj.Problems, nil
+		},
+		nil,
+		ec.marshalNImportProblem2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSourceProblemᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "line":
+				return ec.fieldContext_ImportProblem_line(ctx, field)
+			case "record":
+				return ec.fieldContext_ImportProblem_record(ctx, field)
+			case "message":
+				return ec.fieldContext_ImportProblem_message(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ImportProblem", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportResult_tookMs(ctx context.Context, field graphql.CollectedField, obj *cortex.ImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ImportResult_tookMs,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ImportResult().TookMs(ctx, obj)
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ImportResult_tookMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportResult",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvalidationView_valid(ctx context.Context, field graphql.CollectedField, obj *cortex.InvalidationView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_InvalidationView_valid,
+		func(ctx context.Context) (any, error) {
+			return obj.Valid, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_InvalidationView_valid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvalidationView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvalidationView_brokenReferences(ctx context.Context, field graphql.CollectedField, obj *cortex.InvalidationView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_InvalidationView_brokenReferences,
+		func(ctx context.Context) (any, error) {
+			return obj.BrokenReferences, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_InvalidationView_brokenReferences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvalidationView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvalidationView_unhealthyDependencies(ctx context.Context, field graphql.CollectedField, obj *cortex.InvalidationView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_InvalidationView_unhealthyDependencies,
+		func(ctx context.Context) (any, error) {
+			return obj.UnhealthyDependencies, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_InvalidationView_unhealthyDependencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvalidationView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvalidationView_contradictedBy(ctx context.Context, field graphql.CollectedField, obj *cortex.InvalidationView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_InvalidationView_contradictedBy,
+		func(ctx context.Context) (any, error) {
+			return obj.ContradictedBy, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_InvalidationView_contradictedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvalidationView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Kernel_id(ctx context.Context, field graphql.CollectedField, obj *domain.Kernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1850,6 +12448,759 @@ func (ec *executionContext) fieldContext_Kernel_updatedAt(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_id(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_type(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_type,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Knowledge().Type(ctx, obj)
+		},
+		nil,
+		ec.marshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type KnowledgeType does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_title(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_title,
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_content(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_content,
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_tags(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_tags,
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		ec.marshalNString2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_metadata(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_metadata,
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		ec.marshalNJSON2map,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_state(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNLifecycleState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type LifecycleState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_version(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_version,
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		ec.marshalNInt2int64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_references(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_references,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Knowledge().References(ctx, obj)
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_references(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Knowledge_referencedBy(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_referencedBy,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Knowledge().ReferencedBy(ctx, obj)
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_referencedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KnowledgeConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_KnowledgeConnection_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNKnowledge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_KnowledgeConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KnowledgeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KnowledgeConnection_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_KnowledgeConnection_endCursor,
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_KnowledgeConnection_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KnowledgeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KnowledgeConnection_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_KnowledgeConnection_hasNextPage,
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_KnowledgeConnection_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KnowledgeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _KnowledgeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_KnowledgeConnection_totalCount,
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_KnowledgeConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "KnowledgeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LineageView_derivedFrom(ctx context.Context, field graphql.CollectedField, obj *cortex.LineageView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_LineageView_derivedFrom,
+		func(ctx context.Context) (any, error) {
+			return obj.DerivedFrom, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_LineageView_derivedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LineageView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LineageView_derivatives(ctx context.Context, field graphql.CollectedField, obj *cortex.LineageView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_LineageView_derivatives,
+		func(ctx context.Context) (any, error) {
+			return obj.Derivatives, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_LineageView_derivatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LineageView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LineageView_origin(ctx context.Context, field graphql.CollectedField, obj *cortex.LineageView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_LineageView_origin,
+		func(ctx context.Context) (any, error) {
+			return obj.Origin, nil
+		},
+		nil,
+		ec.marshalOMemoryEvent2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEvent,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_LineageView_origin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LineageView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_MemoryEvent_id(ctx, field)
+			case "seq":
+				return ec.fieldContext_MemoryEvent_seq(ctx, field)
+			case "type":
+				return ec.fieldContext_MemoryEvent_type(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_MemoryEvent_scopeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_MemoryEvent_memoryId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_MemoryEvent_timestamp(ctx, field)
+			case "context":
+				return ec.fieldContext_MemoryEvent_context(ctx, field)
+			case "payload":
+				return ec.fieldContext_MemoryEvent_payload(ctx, field)
+			case "touches":
+				return ec.fieldContext_MemoryEvent_touches(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MemoryEvent", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LineageView_events(ctx context.Context, field graphql.CollectedField, obj *cortex.LineageView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_LineageView_events,
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_LineageView_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LineageView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -2435,6 +13786,64 @@ func (ec *executionContext) fieldContext_Memory_version(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Memory_consolidatedInto(ctx context.Context, field graphql.CollectedField, obj *domain.Memory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Memory_consolidatedInto,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Memory().ConsolidatedInto(ctx, obj)
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Memory_consolidatedInto(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Memory",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Memory_consolidatedFrom(ctx context.Context, field graphql.CollectedField, obj *domain.Memory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Memory_consolidatedFrom,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Memory().ConsolidatedFrom(ctx, obj)
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Memory_consolidatedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Memory",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MemoryConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.MemoryConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2499,6 +13908,10 @@ func (ec *executionContext) fieldContext_MemoryConnection_nodes(_ context.Contex
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -2874,6 +14287,325 @@ func (ec *executionContext) fieldContext_MemoryEvent_touches(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _MindSession_id(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_instanceId(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_instanceId,
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_mindType(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_mindType,
+		func(ctx context.Context) (any, error) {
+			return obj.MindType, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_mindType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_startedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_startedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_lastHeartbeatAt(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_lastHeartbeatAt,
+		func(ctx context.Context) (any, error) {
+			return obj.LastHeartbeatAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_lastHeartbeatAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_endedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_endedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.EndedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_endedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_reason(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_reason,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.MindSession().Reason(ctx, obj)
+		},
+		nil,
+		ec.marshalOSessionEndReason2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SessionEndReason does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_mode(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_mode,
+		func(ctx context.Context) (any, error) {
+			return obj.Mode, nil
+		},
+		nil,
+		ec.marshalNSessionMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_mode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SessionMode does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_durationSeconds,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.MindSession().DurationSeconds(ctx, obj)
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_durationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MindSession_memoriesStored(ctx context.Context, field graphql.CollectedField, obj *domain.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_MindSession_memoriesStored,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.MindSession().MemoriesStored(ctx, obj)
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_MindSession_memoriesStored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MindSession",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createScope(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3045,6 +14777,10 @@ func (ec *executionContext) fieldContext_Mutation_storeMemory(ctx context.Contex
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3128,6 +14864,10 @@ func (ec *executionContext) fieldContext_Mutation_storeMemories(ctx context.Cont
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3211,6 +14951,10 @@ func (ec *executionContext) fieldContext_Mutation_claimMemory(ctx context.Contex
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3294,6 +15038,10 @@ func (ec *executionContext) fieldContext_Mutation_reclassifyMemory(ctx context.C
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3320,7 +15068,7 @@ func (ec *executionContext) _Mutation_deleteMemory(ctx context.Context, field gr
 		ec.fieldContext_Mutation_deleteMemory,
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.resolvers.Mutation().DeleteMemory(ctx, fc.Args["id"].(string), fc.Args["reason"].(*string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+			return ec.resolvers.Mutation().DeleteMemory(ctx, fc.Args["id"].(string), fc.Args["reason"].(*string), fc.Args["cascade"].(*bool), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
 		},
 		nil,
 		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
@@ -3377,6 +15125,10 @@ func (ec *executionContext) fieldContext_Mutation_deleteMemory(ctx context.Conte
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3446,6 +15198,1813 @@ func (ec *executionContext) fieldContext_Mutation_associateMemories(ctx context.
 	if fc.Args, err = ec.field_Mutation_associateMemories_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveKnowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_saveKnowledge,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().SaveKnowledge(ctx, fc.Args["input"].(model.SaveKnowledgeInput))
+		},
+		nil,
+		ec.marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_saveKnowledge(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveKnowledge_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveSkill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_saveSkill,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().SaveSkill(ctx, fc.Args["input"].(model.SaveSkillInput))
+		},
+		nil,
+		ec.marshalNSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_saveSkill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveSkill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveWorkingState(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_saveWorkingState,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().SaveWorkingState(ctx, fc.Args["input"].(model.SaveWorkingStateInput))
+		},
+		nil,
+		ec.marshalNWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_saveWorkingState(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_WorkingState_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_WorkingState_scopeId(ctx, field)
+			case "title":
+				return ec.fieldContext_WorkingState_title(ctx, field)
+			case "content":
+				return ec.fieldContext_WorkingState_content(ctx, field)
+			case "metadata":
+				return ec.fieldContext_WorkingState_metadata(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_WorkingState_sessionId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_WorkingState_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingState_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_WorkingState_version(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingState", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveWorkingState_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_clearWorkingState(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_clearWorkingState,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ClearWorkingState(ctx, fc.Args["scopeId"].(string), fc.Args["ids"].([]string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_clearWorkingState(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_clearWorkingState_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addReference(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_addReference,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().AddReference(ctx, fc.Args["input"].(model.ReferenceInput))
+		},
+		nil,
+		ec.marshalNReference2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_addReference(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addReference_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeReference(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_removeReference,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RemoveReference(ctx, fc.Args["input"].(model.ReferenceInput))
+		},
+		nil,
+		ec.marshalNReference2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_removeReference(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeReference_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_runDigest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_runDigest,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RunDigest(ctx, fc.Args["input"].(model.DigestInput))
+		},
+		nil,
+		ec.marshalNDigestReport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDigestReport,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_runDigest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_DigestReport_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_DigestReport_scopeId(ctx, field)
+			case "at":
+				return ec.fieldContext_DigestReport_at(ctx, field)
+			case "evaluated":
+				return ec.fieldContext_DigestReport_evaluated(ctx, field)
+			case "proposals":
+				return ec.fieldContext_DigestReport_proposals(ctx, field)
+			case "archived":
+				return ec.fieldContext_DigestReport_archived(ctx, field)
+			case "removed":
+				return ec.fieldContext_DigestReport_removed(ctx, field)
+			case "staleAfterDays":
+				return ec.fieldContext_DigestReport_staleAfterDays(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestReport", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_runDigest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreMemory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_restoreMemory,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RestoreMemory(ctx, fc.Args["id"].(string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_restoreMemory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreMemory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreKnowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_restoreKnowledge,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RestoreKnowledge(ctx, fc.Args["id"].(string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_restoreKnowledge(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreKnowledge_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreSkill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_restoreSkill,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RestoreSkill(ctx, fc.Args["id"].(string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_restoreSkill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreSkill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteKnowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_deleteKnowledge,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().DeleteKnowledge(ctx, fc.Args["id"].(string), fc.Args["reason"].(*string), fc.Args["cascade"].(*bool), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_deleteKnowledge(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteKnowledge_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSkill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_deleteSkill,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().DeleteSkill(ctx, fc.Args["id"].(string), fc.Args["reason"].(*string), fc.Args["cascade"].(*bool), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_deleteSkill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSkill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteScope(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_deleteScope,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().DeleteScope(ctx, fc.Args["id"].(string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNScopeDeletion2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScopeDeletion,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_deleteScope(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_ScopeDeletion_scopeId(ctx, field)
+			case "nodes":
+				return ec.fieldContext_ScopeDeletion_nodes(ctx, field)
+			case "events":
+				return ec.fieldContext_ScopeDeletion_events(ctx, field)
+			case "artifacts":
+				return ec.fieldContext_ScopeDeletion_artifacts(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ScopeDeletion", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteScope_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sessionStart(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_sessionStart,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().SessionStart(ctx, fc.Args["instanceId"].(string), fc.Args["mindType"].(string), fc.Args["scopeId"].(string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNSessionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSessionContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_sessionStart(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "sessionId":
+				return ec.fieldContext_SessionContext_sessionId(ctx, field)
+			case "session":
+				return ec.fieldContext_SessionContext_session(ctx, field)
+			case "identity":
+				return ec.fieldContext_SessionContext_identity(ctx, field)
+			case "agentKernel":
+				return ec.fieldContext_SessionContext_agentKernel(ctx, field)
+			case "worldKernel":
+				return ec.fieldContext_SessionContext_worldKernel(ctx, field)
+			case "lastSession":
+				return ec.fieldContext_SessionContext_lastSession(ctx, field)
+			case "welcome":
+				return ec.fieldContext_SessionContext_welcome(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SessionContext", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sessionStart_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_heartbeat(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_heartbeat,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().Heartbeat(ctx, fc.Args["instanceId"].(string), fc.Args["mode"].(*domain.SessionMode))
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_heartbeat(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_heartbeat_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sessionEnd(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_sessionEnd,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().SessionEnd(ctx, fc.Args["instanceId"].(string), fc.Args["reason"].(domain.SessionEndReason), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_sessionEnd(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sessionEnd_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_totalRecallAdvisory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_totalRecallAdvisory,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().TotalRecallAdvisory(ctx, fc.Args["sourceMemoryIds"].([]string), fc.Args["maxDepth"].(*int), fc.Args["instanceId"].(*string), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_totalRecallAdvisory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_totalRecallAdvisory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_decaySweep(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_decaySweep,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().DecaySweep(ctx, fc.Args["scopeId"].(string), fc.Args["tier"].(*domain.Tier), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNSweepResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSweepResult,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_decaySweep(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_SweepResult_scopeId(ctx, field)
+			case "tier":
+				return ec.fieldContext_SweepResult_tier(ctx, field)
+			case "memoriesEvaluated":
+				return ec.fieldContext_SweepResult_memoriesEvaluated(ctx, field)
+			case "demotions":
+				return ec.fieldContext_SweepResult_demotions(ctx, field)
+			case "rescored":
+				return ec.fieldContext_SweepResult_rescored(ctx, field)
+			case "durationMs":
+				return ec.fieldContext_SweepResult_durationMs(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SweepResult", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_decaySweep_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_consolidate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_consolidate,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().Consolidate(ctx, fc.Args["memoryIds"].([]string), fc.Args["strategy"].(*domain.ConsolidationStrategy), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_consolidate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_consolidate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_updateContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().UpdateContext(ctx, fc.Args["scopeId"].(string), fc.Args["text"].(string), fc.Args["capacity"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNWorkingMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_updateContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_WorkingMemory_scopeId(ctx, field)
+			case "context":
+				return ec.fieldContext_WorkingMemory_context(ctx, field)
+			case "capacity":
+				return ec.fieldContext_WorkingMemory_capacity(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingMemory_updatedAt(ctx, field)
+			case "items":
+				return ec.fieldContext_WorkingMemory_items(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingMemory", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_importData,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ImportData(ctx, fc.Args["scopeId"].(string), fc.Args["format"].(model.ImportFormat), fc.Args["data"].(string), fc.Args["source"].(*string), fc.Args["adapter"].(*string), fc.Args["requestId"].(*string), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNImportResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐImportResult,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_importData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_ImportResult_scopeId(ctx, field)
+			case "adapter":
+				return ec.fieldContext_ImportResult_adapter(ctx, field)
+			case "events":
+				return ec.fieldContext_ImportResult_events(ctx, field)
+			case "imported":
+				return ec.fieldContext_ImportResult_imported(ctx, field)
+			case "skipped":
+				return ec.fieldContext_ImportResult_skipped(ctx, field)
+			case "threads":
+				return ec.fieldContext_ImportResult_threads(ctx, field)
+			case "associations":
+				return ec.fieldContext_ImportResult_associations(ctx, field)
+			case "sessions":
+				return ec.fieldContext_ImportResult_sessions(ctx, field)
+			case "messages":
+				return ec.fieldContext_ImportResult_messages(ctx, field)
+			case "turns":
+				return ec.fieldContext_ImportResult_turns(ctx, field)
+			case "toolCalls":
+				return ec.fieldContext_ImportResult_toolCalls(ctx, field)
+			case "episodes":
+				return ec.fieldContext_ImportResult_episodes(ctx, field)
+			case "facets":
+				return ec.fieldContext_ImportResult_facets(ctx, field)
+			case "embedded":
+				return ec.fieldContext_ImportResult_embedded(ctx, field)
+			case "problems":
+				return ec.fieldContext_ImportResult_problems(ctx, field)
+			case "tookMs":
+				return ec.fieldContext_ImportResult_tookMs(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ImportResult", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_defineEpisodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_defineEpisodes,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().DefineEpisodes(ctx, fc.Args["scopeId"].(string), fc.Args["input"].(model.EpisodeDefinitionInput), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNEpisodeDefinition2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinition,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_defineEpisodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_EpisodeDefinition_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_EpisodeDefinition_scopeId(ctx, field)
+			case "name":
+				return ec.fieldContext_EpisodeDefinition_name(ctx, field)
+			case "channel":
+				return ec.fieldContext_EpisodeDefinition_channel(ctx, field)
+			case "strategy":
+				return ec.fieldContext_EpisodeDefinition_strategy(ctx, field)
+			case "config":
+				return ec.fieldContext_EpisodeDefinition_config(ctx, field)
+			case "description":
+				return ec.fieldContext_EpisodeDefinition_description(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_EpisodeDefinition_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_EpisodeDefinition_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type EpisodeDefinition", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_defineEpisodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_chunkEpisodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_chunkEpisodes,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ChunkEpisodes(ctx, fc.Args["scopeId"].(string), fc.Args["definition"].(string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNChunkResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐChunkResult,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_chunkEpisodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "definition":
+				return ec.fieldContext_ChunkResult_definition(ctx, field)
+			case "episodes":
+				return ec.fieldContext_ChunkResult_episodes(ctx, field)
+			case "removed":
+				return ec.fieldContext_ChunkResult_removed(ctx, field)
+			case "items":
+				return ec.fieldContext_ChunkResult_items(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ChunkResult", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_chunkEpisodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_analyzeEpisodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_analyzeEpisodes,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().AnalyzeEpisodes(ctx, fc.Args["scopeId"].(string), fc.Args["type"].(string), fc.Args["episodeIds"].([]string), fc.Args["definitionId"].(*string), fc.Args["force"].(*bool), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNAnalysisRun2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRunᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_analyzeEpisodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AnalysisRun_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AnalysisRun_scopeId(ctx, field)
+			case "typeId":
+				return ec.fieldContext_AnalysisRun_typeId(ctx, field)
+			case "typeName":
+				return ec.fieldContext_AnalysisRun_typeName(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_AnalysisRun_episodeId(ctx, field)
+			case "status":
+				return ec.fieldContext_AnalysisRun_status(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_AnalysisRun_startedAt(ctx, field)
+			case "completedAt":
+				return ec.fieldContext_AnalysisRun_completedAt(ctx, field)
+			case "outputText":
+				return ec.fieldContext_AnalysisRun_outputText(ctx, field)
+			case "errorMessage":
+				return ec.fieldContext_AnalysisRun_errorMessage(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_AnalysisRun_createdAt(ctx, field)
+			case "facets":
+				return ec.fieldContext_AnalysisRun_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AnalysisRun", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_analyzeEpisodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_embedMemories(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_embedMemories,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().EmbedMemories(ctx, fc.Args["scopeId"].(string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_embedMemories(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_embedMemories_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContext_text(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContext_text,
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContext_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContext_tokens(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContext_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContext_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContext_truncated(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContext_truncated,
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContext_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContext_memories(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContext_memories,
+		func(ctx context.Context) (any, error) {
+			return obj.Memories, nil
+		},
+		nil,
+		ec.marshalNPromptContextItem2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContextItemᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContext_memories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memory":
+				return ec.fieldContext_PromptContextItem_memory(ctx, field)
+			case "relevance":
+				return ec.fieldContext_PromptContextItem_relevance(ctx, field)
+			case "tokens":
+				return ec.fieldContext_PromptContextItem_tokens(ctx, field)
+			case "truncated":
+				return ec.fieldContext_PromptContextItem_truncated(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PromptContextItem", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContextItem_memory(ctx context.Context, field graphql.CollectedField, obj *model.PromptContextItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContextItem_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContextItem_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContextItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContextItem_relevance(ctx context.Context, field graphql.CollectedField, obj *model.PromptContextItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContextItem_relevance,
+		func(ctx context.Context) (any, error) {
+			return obj.Relevance, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContextItem_relevance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContextItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContextItem_tokens(ctx context.Context, field graphql.CollectedField, obj *model.PromptContextItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContextItem_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContextItem_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContextItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContextItem_truncated(ctx context.Context, field graphql.CollectedField, obj *model.PromptContextItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContextItem_truncated,
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContextItem_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContextItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
 	}
 	return fc, nil
 }
@@ -3609,6 +17168,10 @@ func (ec *executionContext) fieldContext_Query_memory(ctx context.Context, field
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -3717,6 +17280,8 @@ func (ec *executionContext) fieldContext_Query_searchMemory(ctx context.Context,
 				return ec.fieldContext_RankedMemory_activation(ctx, field)
 			case "via":
 				return ec.fieldContext_RankedMemory_via(ctx, field)
+			case "depth":
+				return ec.fieldContext_RankedMemory_depth(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
 		},
@@ -3900,6 +17465,1383 @@ func (ec *executionContext) fieldContext_Query_trace(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_knowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_knowledge,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Knowledge(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_knowledge(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_knowledge_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_knowledgePages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_knowledgePages,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().KnowledgePages(ctx, fc.Args["scopeId"].(string), fc.Args["filter"].(*model.KnowledgeFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		ec.marshalNKnowledgeConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐKnowledgeConnection,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_knowledgePages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_KnowledgeConnection_nodes(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_KnowledgeConnection_endCursor(ctx, field)
+			case "hasNextPage":
+				return ec.fieldContext_KnowledgeConnection_hasNextPage(ctx, field)
+			case "totalCount":
+				return ec.fieldContext_KnowledgeConnection_totalCount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type KnowledgeConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_knowledgePages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_skill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_skill,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Skill(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_skill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_skill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_skills(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_skills,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Skills(ctx, fc.Args["scopeId"].(string), fc.Args["filter"].(*model.SkillFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		ec.marshalNSkillConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSkillConnection,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_skills(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_SkillConnection_nodes(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_SkillConnection_endCursor(ctx, field)
+			case "hasNextPage":
+				return ec.fieldContext_SkillConnection_hasNextPage(ctx, field)
+			case "totalCount":
+				return ec.fieldContext_SkillConnection_totalCount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type SkillConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_skills_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workingState(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_workingState,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().WorkingState(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_workingState(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_WorkingState_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_WorkingState_scopeId(ctx, field)
+			case "title":
+				return ec.fieldContext_WorkingState_title(ctx, field)
+			case "content":
+				return ec.fieldContext_WorkingState_content(ctx, field)
+			case "metadata":
+				return ec.fieldContext_WorkingState_metadata(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_WorkingState_sessionId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_WorkingState_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingState_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_WorkingState_version(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingState", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workingState_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workingStates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_workingStates,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().WorkingStates(ctx, fc.Args["scopeId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		ec.marshalNWorkingStateConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingStateConnection,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_workingStates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_WorkingStateConnection_nodes(ctx, field)
+			case "endCursor":
+				return ec.fieldContext_WorkingStateConnection_endCursor(ctx, field)
+			case "hasNextPage":
+				return ec.fieldContext_WorkingStateConnection_hasNextPage(ctx, field)
+			case "totalCount":
+				return ec.fieldContext_WorkingStateConnection_totalCount(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingStateConnection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workingStates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchArtifacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_searchArtifacts,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().SearchArtifacts(ctx, fc.Args["scopeId"].(string), fc.Args["query"].(string), fc.Args["families"].([]domain.ArtifactFamily), fc.Args["maxResults"].(*int), fc.Args["includeArchived"].(*bool))
+		},
+		nil,
+		ec.marshalNArtifactHit2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐArtifactHitᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_searchArtifacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "family":
+				return ec.fieldContext_ArtifactHit_family(ctx, field)
+			case "id":
+				return ec.fieldContext_ArtifactHit_id(ctx, field)
+			case "score":
+				return ec.fieldContext_ArtifactHit_score(ctx, field)
+			case "memory":
+				return ec.fieldContext_ArtifactHit_memory(ctx, field)
+			case "knowledge":
+				return ec.fieldContext_ArtifactHit_knowledge(ctx, field)
+			case "skill":
+				return ec.fieldContext_ArtifactHit_skill(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ArtifactHit", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchArtifacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_references(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_references,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().References(ctx, fc.Args["artifactId"].(string))
+		},
+		nil,
+		ec.marshalNReferences2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefNode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_references(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "artifactId":
+				return ec.fieldContext_References_artifactId(ctx, field)
+			case "family":
+				return ec.fieldContext_References_family(ctx, field)
+			case "state":
+				return ec.fieldContext_References_state(ctx, field)
+			case "outgoing":
+				return ec.fieldContext_References_outgoing(ctx, field)
+			case "incoming":
+				return ec.fieldContext_References_incoming(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type References", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_references_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_derivedView(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_derivedView,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().DerivedView(ctx, fc.Args["artifactId"].(string))
+		},
+		nil,
+		ec.marshalNDerivedView2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐDerivedView,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_derivedView(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "artifactId":
+				return ec.fieldContext_DerivedView_artifactId(ctx, field)
+			case "family":
+				return ec.fieldContext_DerivedView_family(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_DerivedView_scopeId(ctx, field)
+			case "support":
+				return ec.fieldContext_DerivedView_support(ctx, field)
+			case "lineage":
+				return ec.fieldContext_DerivedView_lineage(ctx, field)
+			case "invalidation":
+				return ec.fieldContext_DerivedView_invalidation(ctx, field)
+			case "cleanup":
+				return ec.fieldContext_DerivedView_cleanup(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DerivedView", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_derivedView_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_digestReport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_digestReport,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().DigestReport(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalODigestReport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDigestReport,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_digestReport(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_DigestReport_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_DigestReport_scopeId(ctx, field)
+			case "at":
+				return ec.fieldContext_DigestReport_at(ctx, field)
+			case "evaluated":
+				return ec.fieldContext_DigestReport_evaluated(ctx, field)
+			case "proposals":
+				return ec.fieldContext_DigestReport_proposals(ctx, field)
+			case "archived":
+				return ec.fieldContext_DigestReport_archived(ctx, field)
+			case "removed":
+				return ec.fieldContext_DigestReport_removed(ctx, field)
+			case "staleAfterDays":
+				return ec.fieldContext_DigestReport_staleAfterDays(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type DigestReport", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_digestReport_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_session(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_session,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Session(ctx, fc.Args["instanceId"].(string))
+		},
+		nil,
+		ec.marshalOMindSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSession,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_session(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_MindSession_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_MindSession_scopeId(ctx, field)
+			case "instanceId":
+				return ec.fieldContext_MindSession_instanceId(ctx, field)
+			case "mindType":
+				return ec.fieldContext_MindSession_mindType(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_MindSession_startedAt(ctx, field)
+			case "lastHeartbeatAt":
+				return ec.fieldContext_MindSession_lastHeartbeatAt(ctx, field)
+			case "endedAt":
+				return ec.fieldContext_MindSession_endedAt(ctx, field)
+			case "reason":
+				return ec.fieldContext_MindSession_reason(ctx, field)
+			case "mode":
+				return ec.fieldContext_MindSession_mode(ctx, field)
+			case "durationSeconds":
+				return ec.fieldContext_MindSession_durationSeconds(ctx, field)
+			case "memoriesStored":
+				return ec.fieldContext_MindSession_memoriesStored(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MindSession", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_session_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_reflect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_reflect,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Reflect(ctx, fc.Args["scopeId"].(string), fc.Args["criteria"].(*model.ReflectCriteria), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNReflectionCandidate2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionCandidateᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_reflect(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memory":
+				return ec.fieldContext_ReflectionCandidate_memory(ctx, field)
+			case "reasons":
+				return ec.fieldContext_ReflectionCandidate_reasons(ctx, field)
+			case "lastReinforcedAt":
+				return ec.fieldContext_ReflectionCandidate_lastReinforcedAt(ctx, field)
+			case "associationCount":
+				return ec.fieldContext_ReflectionCandidate_associationCount(ctx, field)
+			case "strongestAssociation":
+				return ec.fieldContext_ReflectionCandidate_strongestAssociation(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ReflectionCandidate", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_reflect_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workingMemory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_workingMemory,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().WorkingMemory(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNWorkingMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_workingMemory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_WorkingMemory_scopeId(ctx, field)
+			case "context":
+				return ec.fieldContext_WorkingMemory_context(ctx, field)
+			case "capacity":
+				return ec.fieldContext_WorkingMemory_capacity(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingMemory_updatedAt(ctx, field)
+			case "items":
+				return ec.fieldContext_WorkingMemory_items(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingMemory", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workingMemory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_promptContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_promptContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().PromptContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxMemories"].(*int), fc.Args["maxTokens"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNPromptContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_promptContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "text":
+				return ec.fieldContext_PromptContext_text(ctx, field)
+			case "tokens":
+				return ec.fieldContext_PromptContext_tokens(ctx, field)
+			case "truncated":
+				return ec.fieldContext_PromptContext_truncated(ctx, field)
+			case "memories":
+				return ec.fieldContext_PromptContext_memories(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PromptContext", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_promptContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_resonate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_resonate,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Resonate(ctx, fc.Args["scopeId"].(string), fc.Args["message"].(string), fc.Args["maxResults"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNRankedMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋrecallᚐRankedMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_resonate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memory":
+				return ec.fieldContext_RankedMemory_memory(ctx, field)
+			case "score":
+				return ec.fieldContext_RankedMemory_score(ctx, field)
+			case "reason":
+				return ec.fieldContext_RankedMemory_reason(ctx, field)
+			case "textScore":
+				return ec.fieldContext_RankedMemory_textScore(ctx, field)
+			case "salience":
+				return ec.fieldContext_RankedMemory_salience(ctx, field)
+			case "activation":
+				return ec.fieldContext_RankedMemory_activation(ctx, field)
+			case "via":
+				return ec.fieldContext_RankedMemory_via(ctx, field)
+			case "depth":
+				return ec.fieldContext_RankedMemory_depth(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_resonate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_episodeDefinitions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_episodeDefinitions,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().EpisodeDefinitions(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNEpisodeDefinition2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinitionᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_episodeDefinitions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_EpisodeDefinition_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_EpisodeDefinition_scopeId(ctx, field)
+			case "name":
+				return ec.fieldContext_EpisodeDefinition_name(ctx, field)
+			case "channel":
+				return ec.fieldContext_EpisodeDefinition_channel(ctx, field)
+			case "strategy":
+				return ec.fieldContext_EpisodeDefinition_strategy(ctx, field)
+			case "config":
+				return ec.fieldContext_EpisodeDefinition_config(ctx, field)
+			case "description":
+				return ec.fieldContext_EpisodeDefinition_description(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_EpisodeDefinition_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_EpisodeDefinition_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type EpisodeDefinition", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_episodeDefinitions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_episodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_episodes,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Episodes(ctx, fc.Args["scopeId"].(string), fc.Args["definitionId"].(*string), fc.Args["threadId"].(*string), fc.Args["memoryId"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		ec.marshalNEpisode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_episodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Episode_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Episode_scopeId(ctx, field)
+			case "definitionId":
+				return ec.fieldContext_Episode_definitionId(ctx, field)
+			case "channel":
+				return ec.fieldContext_Episode_channel(ctx, field)
+			case "threadId":
+				return ec.fieldContext_Episode_threadId(ctx, field)
+			case "startTime":
+				return ec.fieldContext_Episode_startTime(ctx, field)
+			case "endTime":
+				return ec.fieldContext_Episode_endTime(ctx, field)
+			case "eventCount":
+				return ec.fieldContext_Episode_eventCount(ctx, field)
+			case "firstEventId":
+				return ec.fieldContext_Episode_firstEventId(ctx, field)
+			case "lastEventId":
+				return ec.fieldContext_Episode_lastEventId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Episode_createdAt(ctx, field)
+			case "memories":
+				return ec.fieldContext_Episode_memories(ctx, field)
+			case "agentMessages":
+				return ec.fieldContext_Episode_agentMessages(ctx, field)
+			case "facets":
+				return ec.fieldContext_Episode_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Episode", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_episodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_episode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_episode,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Episode(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_episode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Episode_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Episode_scopeId(ctx, field)
+			case "definitionId":
+				return ec.fieldContext_Episode_definitionId(ctx, field)
+			case "channel":
+				return ec.fieldContext_Episode_channel(ctx, field)
+			case "threadId":
+				return ec.fieldContext_Episode_threadId(ctx, field)
+			case "startTime":
+				return ec.fieldContext_Episode_startTime(ctx, field)
+			case "endTime":
+				return ec.fieldContext_Episode_endTime(ctx, field)
+			case "eventCount":
+				return ec.fieldContext_Episode_eventCount(ctx, field)
+			case "firstEventId":
+				return ec.fieldContext_Episode_firstEventId(ctx, field)
+			case "lastEventId":
+				return ec.fieldContext_Episode_lastEventId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Episode_createdAt(ctx, field)
+			case "memories":
+				return ec.fieldContext_Episode_memories(ctx, field)
+			case "agentMessages":
+				return ec.fieldContext_Episode_agentMessages(ctx, field)
+			case "facets":
+				return ec.fieldContext_Episode_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Episode", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_episode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_facets(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_facets,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Facets(ctx, fc.Args["scopeId"].(string), fc.Args["episodeId"].(*string), fc.Args["memoryId"].(*string), fc.Args["runId"].(*string), fc.Args["type"].(*string), fc.Args["value"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		ec.marshalNFacet2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacetᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_facets(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Facet_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Facet_scopeId(ctx, field)
+			case "runId":
+				return ec.fieldContext_Facet_runId(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_Facet_episodeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_Facet_memoryId(ctx, field)
+			case "type":
+				return ec.fieldContext_Facet_type(ctx, field)
+			case "value":
+				return ec.fieldContext_Facet_value(ctx, field)
+			case "personId":
+				return ec.fieldContext_Facet_personId(ctx, field)
+			case "confidence":
+				return ec.fieldContext_Facet_confidence(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Facet_metadata(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Facet_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Facet", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_facets_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_analysisTypes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_analysisTypes,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().AnalysisTypes(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNAnalysisType2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisTypeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_analysisTypes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AnalysisType_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AnalysisType_scopeId(ctx, field)
+			case "name":
+				return ec.fieldContext_AnalysisType_name(ctx, field)
+			case "version":
+				return ec.fieldContext_AnalysisType_version(ctx, field)
+			case "outputType":
+				return ec.fieldContext_AnalysisType_outputType(ctx, field)
+			case "model":
+				return ec.fieldContext_AnalysisType_model(ctx, field)
+			case "promptTemplate":
+				return ec.fieldContext_AnalysisType_promptTemplate(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_AnalysisType_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_AnalysisType_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AnalysisType", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_analysisTypes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_analysisRuns(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_analysisRuns,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().AnalysisRuns(ctx, fc.Args["scopeId"].(string), fc.Args["episodeId"].(*string), fc.Args["status"].(*domain.AnalysisStatus), fc.Args["first"].(*int))
+		},
+		nil,
+		ec.marshalNAnalysisRun2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRunᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_analysisRuns(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AnalysisRun_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AnalysisRun_scopeId(ctx, field)
+			case "typeId":
+				return ec.fieldContext_AnalysisRun_typeId(ctx, field)
+			case "typeName":
+				return ec.fieldContext_AnalysisRun_typeName(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_AnalysisRun_episodeId(ctx, field)
+			case "status":
+				return ec.fieldContext_AnalysisRun_status(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_AnalysisRun_startedAt(ctx, field)
+			case "completedAt":
+				return ec.fieldContext_AnalysisRun_completedAt(ctx, field)
+			case "outputText":
+				return ec.fieldContext_AnalysisRun_outputText(ctx, field)
+			case "errorMessage":
+				return ec.fieldContext_AnalysisRun_errorMessage(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_AnalysisRun_createdAt(ctx, field)
+			case "facets":
+				return ec.fieldContext_AnalysisRun_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AnalysisRun", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_analysisRuns_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agentSessions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_agentSessions,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().AgentSessions(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNAgentSession2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSessionᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_agentSessions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentSession_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AgentSession_scopeId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentSession_sourceId(ctx, field)
+			case "source":
+				return ec.fieldContext_AgentSession_source(ctx, field)
+			case "model":
+				return ec.fieldContext_AgentSession_model(ctx, field)
+			case "project":
+				return ec.fieldContext_AgentSession_project(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_AgentSession_createdAt(ctx, field)
+			case "messageCount":
+				return ec.fieldContext_AgentSession_messageCount(ctx, field)
+			case "parentSessionId":
+				return ec.fieldContext_AgentSession_parentSessionId(ctx, field)
+			case "parentMessageId":
+				return ec.fieldContext_AgentSession_parentMessageId(ctx, field)
+			case "toolCallId":
+				return ec.fieldContext_AgentSession_toolCallId(ctx, field)
+			case "taskDescription":
+				return ec.fieldContext_AgentSession_taskDescription(ctx, field)
+			case "taskStatus":
+				return ec.fieldContext_AgentSession_taskStatus(ctx, field)
+			case "isSubagent":
+				return ec.fieldContext_AgentSession_isSubagent(ctx, field)
+			case "workspacePath":
+				return ec.fieldContext_AgentSession_workspacePath(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentSession", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentSessions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_forkContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_forkContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().ForkContext(ctx, fc.Args["scopeId"].(string), fc.Args["query"].(string), fc.Args["maxTurns"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNForkContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐForkContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_forkContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "query":
+				return ec.fieldContext_ForkContext_query(ctx, field)
+			case "relevantTurns":
+				return ec.fieldContext_ForkContext_relevantTurns(ctx, field)
+			case "totalTokens":
+				return ec.fieldContext_ForkContext_totalTokens(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ForkContext", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_forkContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4072,6 +19014,10 @@ func (ec *executionContext) fieldContext_RankedMemory_memory(_ context.Context, 
 				return ec.fieldContext_Memory_sessionId(ctx, field)
 			case "version":
 				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
 		},
@@ -4267,6 +19213,738 @@ func (ec *executionContext) fieldContext_RankedMemory_via(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _RankedMemory_depth(ctx context.Context, field graphql.CollectedField, obj *recall.RankedMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_RankedMemory_depth,
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_RankedMemory_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RankedMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_id(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_type(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_type,
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		ec.marshalNReferenceType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefType,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ReferenceType does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_sourceId(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_sourceId,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_sourceFamily(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_sourceFamily,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceFamily, nil
+		},
+		nil,
+		ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_sourceFamily(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_sourceState(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_sourceState,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceState, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_sourceState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_targetId(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_targetId,
+		func(ctx context.Context) (any, error) {
+			return obj.TargetID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_targetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_targetFamily(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_targetFamily,
+		func(ctx context.Context) (any, error) {
+			return obj.TargetFamily, nil
+		},
+		nil,
+		ec.marshalOArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_targetFamily(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_targetState(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_targetState,
+		func(ctx context.Context) (any, error) {
+			return obj.TargetState, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_targetState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_healthy(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_healthy,
+		func(ctx context.Context) (any, error) {
+			return obj.Healthy(), nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_healthy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reference_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Reference_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Reference_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reference",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _References_artifactId(ctx context.Context, field graphql.CollectedField, obj *domain.RefNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_References_artifactId,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_References_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "References",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _References_family(ctx context.Context, field graphql.CollectedField, obj *domain.RefNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_References_family,
+		func(ctx context.Context) (any, error) {
+			return obj.Family, nil
+		},
+		nil,
+		ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_References_family(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "References",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ArtifactFamily does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _References_state(ctx context.Context, field graphql.CollectedField, obj *domain.RefNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_References_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_References_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "References",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _References_outgoing(ctx context.Context, field graphql.CollectedField, obj *domain.RefNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_References_outgoing,
+		func(ctx context.Context) (any, error) {
+			return obj.Out, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_References_outgoing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "References",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _References_incoming(ctx context.Context, field graphql.CollectedField, obj *domain.RefNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_References_incoming,
+		func(ctx context.Context) (any, error) {
+			return obj.In, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_References_incoming(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "References",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReflectionCandidate_memory(ctx context.Context, field graphql.CollectedField, obj *model.ReflectionCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ReflectionCandidate_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ReflectionCandidate_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReflectionCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReflectionCandidate_reasons(ctx context.Context, field graphql.CollectedField, obj *model.ReflectionCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ReflectionCandidate_reasons,
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		ec.marshalNReflectionReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReasonᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ReflectionCandidate_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReflectionCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ReflectionReason does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReflectionCandidate_lastReinforcedAt(ctx context.Context, field graphql.CollectedField, obj *model.ReflectionCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ReflectionCandidate_lastReinforcedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.LastReinforcedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ReflectionCandidate_lastReinforcedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReflectionCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReflectionCandidate_associationCount(ctx context.Context, field graphql.CollectedField, obj *model.ReflectionCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ReflectionCandidate_associationCount,
+		func(ctx context.Context) (any, error) {
+			return obj.AssociationCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ReflectionCandidate_associationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReflectionCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReflectionCandidate_strongestAssociation(ctx context.Context, field graphql.CollectedField, obj *model.ReflectionCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ReflectionCandidate_strongestAssociation,
+		func(ctx context.Context) (any, error) {
+			return obj.StrongestAssociation, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ReflectionCandidate_strongestAssociation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReflectionCandidate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Scope_id(ctx context.Context, field graphql.CollectedField, obj *domain.Scope) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4436,6 +20114,1451 @@ func (ec *executionContext) fieldContext_Scope_worldKernel(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _ScopeDeletion_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.ScopeDeletion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ScopeDeletion_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ScopeDeletion_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScopeDeletion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScopeDeletion_nodes(ctx context.Context, field graphql.CollectedField, obj *domain.ScopeDeletion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ScopeDeletion_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ScopeDeletion_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScopeDeletion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScopeDeletion_events(ctx context.Context, field graphql.CollectedField, obj *domain.ScopeDeletion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ScopeDeletion_events,
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ScopeDeletion_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScopeDeletion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScopeDeletion_artifacts(ctx context.Context, field graphql.CollectedField, obj *domain.ScopeDeletion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ScopeDeletion_artifacts,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ScopeDeletion().Artifacts(ctx, obj)
+		},
+		nil,
+		ec.marshalNJSON2map,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ScopeDeletion_artifacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScopeDeletion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_id(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_scopeId(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_instanceId,
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_timestamp,
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_context(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_context,
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		ec.marshalNTransactionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTransactionContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "sessionId":
+				return ec.fieldContext_TransactionContext_sessionId(ctx, field)
+			case "requestId":
+				return ec.fieldContext_TransactionContext_requestId(ctx, field)
+			case "messageId":
+				return ec.fieldContext_TransactionContext_messageId(ctx, field)
+			case "causationId":
+				return ec.fieldContext_TransactionContext_causationId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_TransactionContext_timestamp(ctx, field)
+			case "sourceContext":
+				return ec.fieldContext_TransactionContext_sourceContext(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TransactionContext", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_prompt(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_prompt,
+		func(ctx context.Context) (any, error) {
+			return obj.Prompt, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_prompt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_endedSessionId(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_endedSessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.EndedSessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_endedSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_reason(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_reason,
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		ec.marshalNSessionEndReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SessionEndReason does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_durationSeconds,
+		func(ctx context.Context) (any, error) {
+			return obj.DurationSeconds, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_durationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_memoriesStored(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_memoriesStored,
+		func(ctx context.Context) (any, error) {
+			return obj.MemoriesStored, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_memoriesStored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_memoryIds(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_memoryIds,
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryIds, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_memoryIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionAuditPrompt_memories(ctx context.Context, field graphql.CollectedField, obj *model.SessionAuditPrompt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionAuditPrompt_memories,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.SessionAuditPrompt().Memories(ctx, obj)
+		},
+		nil,
+		ec.marshalNMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionAuditPrompt_memories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionAuditPrompt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_session(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_session,
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		ec.marshalNMindSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSession,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_MindSession_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_MindSession_scopeId(ctx, field)
+			case "instanceId":
+				return ec.fieldContext_MindSession_instanceId(ctx, field)
+			case "mindType":
+				return ec.fieldContext_MindSession_mindType(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_MindSession_startedAt(ctx, field)
+			case "lastHeartbeatAt":
+				return ec.fieldContext_MindSession_lastHeartbeatAt(ctx, field)
+			case "endedAt":
+				return ec.fieldContext_MindSession_endedAt(ctx, field)
+			case "reason":
+				return ec.fieldContext_MindSession_reason(ctx, field)
+			case "mode":
+				return ec.fieldContext_MindSession_mode(ctx, field)
+			case "durationSeconds":
+				return ec.fieldContext_MindSession_durationSeconds(ctx, field)
+			case "memoriesStored":
+				return ec.fieldContext_MindSession_memoriesStored(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MindSession", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_identity(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_identity,
+		func(ctx context.Context) (any, error) {
+			return obj.Identity, nil
+		},
+		nil,
+		ec.marshalNMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_identity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_agentKernel(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_agentKernel,
+		func(ctx context.Context) (any, error) {
+			return obj.AgentKernel, nil
+		},
+		nil,
+		ec.marshalNKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_agentKernel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Kernel_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Kernel_scopeId(ctx, field)
+			case "family":
+				return ec.fieldContext_Kernel_family(ctx, field)
+			case "content":
+				return ec.fieldContext_Kernel_content(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Kernel_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Kernel", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_worldKernel(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_worldKernel,
+		func(ctx context.Context) (any, error) {
+			return obj.WorldKernel, nil
+		},
+		nil,
+		ec.marshalNKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_worldKernel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Kernel_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Kernel_scopeId(ctx, field)
+			case "family":
+				return ec.fieldContext_Kernel_family(ctx, field)
+			case "content":
+				return ec.fieldContext_Kernel_content(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Kernel_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Kernel", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_lastSession(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_lastSession,
+		func(ctx context.Context) (any, error) {
+			return obj.LastSession, nil
+		},
+		nil,
+		ec.marshalOMindSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSession,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_lastSession(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_MindSession_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_MindSession_scopeId(ctx, field)
+			case "instanceId":
+				return ec.fieldContext_MindSession_instanceId(ctx, field)
+			case "mindType":
+				return ec.fieldContext_MindSession_mindType(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_MindSession_startedAt(ctx, field)
+			case "lastHeartbeatAt":
+				return ec.fieldContext_MindSession_lastHeartbeatAt(ctx, field)
+			case "endedAt":
+				return ec.fieldContext_MindSession_endedAt(ctx, field)
+			case "reason":
+				return ec.fieldContext_MindSession_reason(ctx, field)
+			case "mode":
+				return ec.fieldContext_MindSession_mode(ctx, field)
+			case "durationSeconds":
+				return ec.fieldContext_MindSession_durationSeconds(ctx, field)
+			case "memoriesStored":
+				return ec.fieldContext_MindSession_memoriesStored(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type MindSession", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionContext_welcome(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_welcome,
+		func(ctx context.Context) (any, error) {
+			return obj.Welcome, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_welcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_id(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_type(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_type,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Skill().Type(ctx, obj)
+		},
+		nil,
+		ec.marshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SkillType does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_title(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_title,
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_content(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_content,
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_steps(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_steps,
+		func(ctx context.Context) (any, error) {
+			return obj.Steps, nil
+		},
+		nil,
+		ec.marshalNString2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_tags(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_tags,
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		ec.marshalNString2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_metadata(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_metadata,
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		ec.marshalNJSON2map,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_state(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNLifecycleState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type LifecycleState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_version(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_version,
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		ec.marshalNInt2int64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_references(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_references,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Skill().References(ctx, obj)
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_references(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Skill_referencedBy(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Skill_referencedBy,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Skill().ReferencedBy(ctx, obj)
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Skill_referencedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Skill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SkillConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.SkillConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SkillConnection_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNSkill2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SkillConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SkillConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SkillConnection_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.SkillConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SkillConnection_endCursor,
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_SkillConnection_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SkillConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SkillConnection_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.SkillConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SkillConnection_hasNextPage,
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SkillConnection_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SkillConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SkillConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SkillConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SkillConnection_totalCount,
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SkillConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SkillConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_memoryEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -4493,6 +21616,654 @@ func (ec *executionContext) fieldContext_Subscription_memoryEvents(ctx context.C
 	if fc.Args, err = ec.field_Subscription_memoryEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_notifications(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subscription_notifications,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Subscription().Notifications(ctx, fc.Args["instanceId"].(*string), fc.Args["scopeId"].(*string))
+		},
+		nil,
+		ec.marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subscription_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportView_supported(ctx context.Context, field graphql.CollectedField, obj *cortex.SupportView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SupportView_supported,
+		func(ctx context.Context) (any, error) {
+			return obj.Supported, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SupportView_supported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportView_active(ctx context.Context, field graphql.CollectedField, obj *cortex.SupportView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SupportView_active,
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SupportView_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportView_lost(ctx context.Context, field graphql.CollectedField, obj *cortex.SupportView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SupportView_lost,
+		func(ctx context.Context) (any, error) {
+			return obj.Lost, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SupportView_lost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportView_references(ctx context.Context, field graphql.CollectedField, obj *cortex.SupportView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SupportView_references,
+		func(ctx context.Context) (any, error) {
+			return obj.References, nil
+		},
+		nil,
+		ec.marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SupportView_references(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Reference_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Reference_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Reference_type(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_Reference_sourceId(ctx, field)
+			case "sourceFamily":
+				return ec.fieldContext_Reference_sourceFamily(ctx, field)
+			case "sourceState":
+				return ec.fieldContext_Reference_sourceState(ctx, field)
+			case "targetId":
+				return ec.fieldContext_Reference_targetId(ctx, field)
+			case "targetFamily":
+				return ec.fieldContext_Reference_targetFamily(ctx, field)
+			case "targetState":
+				return ec.fieldContext_Reference_targetState(ctx, field)
+			case "healthy":
+				return ec.fieldContext_Reference_healthy(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Reference_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Reference", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_scopeId(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_tier(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_tier,
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		ec.marshalOTier2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTier,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Tier does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_memoriesEvaluated(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_memoriesEvaluated,
+		func(ctx context.Context) (any, error) {
+			return obj.MemoriesEvaluated, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_memoriesEvaluated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_demotions(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_demotions,
+		func(ctx context.Context) (any, error) {
+			return obj.Demotions, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_demotions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_rescored(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_rescored,
+		func(ctx context.Context) (any, error) {
+			return obj.Rescored, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_rescored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepResult_durationMs(ctx context.Context, field graphql.CollectedField, obj *model.SweepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SweepResult_durationMs,
+		func(ctx context.Context) (any, error) {
+			return obj.DurationMs, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_SweepResult_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_id(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_scopeId(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_instanceId,
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_timestamp,
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_context(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_context,
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		ec.marshalNTransactionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTransactionContext,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "sessionId":
+				return ec.fieldContext_TransactionContext_sessionId(ctx, field)
+			case "requestId":
+				return ec.fieldContext_TransactionContext_requestId(ctx, field)
+			case "messageId":
+				return ec.fieldContext_TransactionContext_messageId(ctx, field)
+			case "causationId":
+				return ec.fieldContext_TransactionContext_causationId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_TransactionContext_timestamp(ctx, field)
+			case "sourceContext":
+				return ec.fieldContext_TransactionContext_sourceContext(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TransactionContext", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_recalled(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_recalled,
+		func(ctx context.Context) (any, error) {
+			return obj.Recalled, nil
+		},
+		nil,
+		ec.marshalNRankedMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋrecallᚐRankedMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_recalled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memory":
+				return ec.fieldContext_RankedMemory_memory(ctx, field)
+			case "score":
+				return ec.fieldContext_RankedMemory_score(ctx, field)
+			case "reason":
+				return ec.fieldContext_RankedMemory_reason(ctx, field)
+			case "textScore":
+				return ec.fieldContext_RankedMemory_textScore(ctx, field)
+			case "salience":
+				return ec.fieldContext_RankedMemory_salience(ctx, field)
+			case "activation":
+				return ec.fieldContext_RankedMemory_activation(ctx, field)
+			case "via":
+				return ec.fieldContext_RankedMemory_via(ctx, field)
+			case "depth":
+				return ec.fieldContext_RankedMemory_depth(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_depthReached(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_depthReached,
+		func(ctx context.Context) (any, error) {
+			return obj.DepthReached, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_depthReached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_originRequestId(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_originRequestId,
+		func(ctx context.Context) (any, error) {
+			return obj.OriginRequestID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_originRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TotalRecallNotification_sourceMemoryIds(ctx context.Context, field graphql.CollectedField, obj *model.TotalRecallNotification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TotalRecallNotification_sourceMemoryIds,
+		func(ctx context.Context) (any, error) {
+			return obj.SourceMemoryIds, nil
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TotalRecallNotification_sourceMemoryIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TotalRecallNotification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
 	}
 	return fc, nil
 }
@@ -4921,6 +22692,965 @@ func (ec *executionContext) fieldContext_TransactionContext_sourceContext(_ cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_turn(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_turn,
+		func(ctx context.Context) (any, error) {
+			return obj.Turn, nil
+		},
+		nil,
+		ec.marshalNAgentTurn2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentTurn,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_turn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentTurn_id(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_AgentTurn_sessionId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentTurn_sourceId(ctx, field)
+			case "parentTurnId":
+				return ec.fieldContext_AgentTurn_parentTurnId(ctx, field)
+			case "queryMessageIds":
+				return ec.fieldContext_AgentTurn_queryMessageIds(ctx, field)
+			case "responseMessageId":
+				return ec.fieldContext_AgentTurn_responseMessageId(ctx, field)
+			case "model":
+				return ec.fieldContext_AgentTurn_model(ctx, field)
+			case "tokenCount":
+				return ec.fieldContext_AgentTurn_tokenCount(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_AgentTurn_timestamp(ctx, field)
+			case "hasChildren":
+				return ec.fieldContext_AgentTurn_hasChildren(ctx, field)
+			case "toolCallCount":
+				return ec.fieldContext_AgentTurn_toolCallCount(ctx, field)
+			case "sequence":
+				return ec.fieldContext_AgentTurn_sequence(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentTurn", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_session(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_session,
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		ec.marshalOAgentSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSession,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentSession_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AgentSession_scopeId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentSession_sourceId(ctx, field)
+			case "source":
+				return ec.fieldContext_AgentSession_source(ctx, field)
+			case "model":
+				return ec.fieldContext_AgentSession_model(ctx, field)
+			case "project":
+				return ec.fieldContext_AgentSession_project(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_AgentSession_createdAt(ctx, field)
+			case "messageCount":
+				return ec.fieldContext_AgentSession_messageCount(ctx, field)
+			case "parentSessionId":
+				return ec.fieldContext_AgentSession_parentSessionId(ctx, field)
+			case "parentMessageId":
+				return ec.fieldContext_AgentSession_parentMessageId(ctx, field)
+			case "toolCallId":
+				return ec.fieldContext_AgentSession_toolCallId(ctx, field)
+			case "taskDescription":
+				return ec.fieldContext_AgentSession_taskDescription(ctx, field)
+			case "taskStatus":
+				return ec.fieldContext_AgentSession_taskStatus(ctx, field)
+			case "isSubagent":
+				return ec.fieldContext_AgentSession_isSubagent(ctx, field)
+			case "workspacePath":
+				return ec.fieldContext_AgentSession_workspacePath(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentSession", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_messages(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_messages,
+		func(ctx context.Context) (any, error) {
+			return obj.Messages, nil
+		},
+		nil,
+		ec.marshalNAgentMessage2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentMessageᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentMessage_id(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_AgentMessage_sessionId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentMessage_sourceId(ctx, field)
+			case "role":
+				return ec.fieldContext_AgentMessage_role(ctx, field)
+			case "content":
+				return ec.fieldContext_AgentMessage_content(ctx, field)
+			case "sequence":
+				return ec.fieldContext_AgentMessage_sequence(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_AgentMessage_timestamp(ctx, field)
+			case "metadata":
+				return ec.fieldContext_AgentMessage_metadata(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentMessage", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_toolCalls(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_toolCalls,
+		func(ctx context.Context) (any, error) {
+			return obj.ToolCalls, nil
+		},
+		nil,
+		ec.marshalNAgentToolCall2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentToolCallᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_toolCalls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_AgentToolCall_id(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_AgentToolCall_sessionId(ctx, field)
+			case "messageId":
+				return ec.fieldContext_AgentToolCall_messageId(ctx, field)
+			case "sourceId":
+				return ec.fieldContext_AgentToolCall_sourceId(ctx, field)
+			case "toolName":
+				return ec.fieldContext_AgentToolCall_toolName(ctx, field)
+			case "toolNumber":
+				return ec.fieldContext_AgentToolCall_toolNumber(ctx, field)
+			case "paramsJson":
+				return ec.fieldContext_AgentToolCall_paramsJson(ctx, field)
+			case "resultJson":
+				return ec.fieldContext_AgentToolCall_resultJson(ctx, field)
+			case "status":
+				return ec.fieldContext_AgentToolCall_status(ctx, field)
+			case "childSessionId":
+				return ec.fieldContext_AgentToolCall_childSessionId(ctx, field)
+			case "startedAt":
+				return ec.fieldContext_AgentToolCall_startedAt(ctx, field)
+			case "completedAt":
+				return ec.fieldContext_AgentToolCall_completedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type AgentToolCall", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_score(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_score,
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TurnContext_tokens(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemory_scopeId(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemory_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemory_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemory_context(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemory_context,
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemory_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemory_capacity(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemory_capacity,
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemory_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemory_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemory_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemory_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemory_items(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemory_items,
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		ec.marshalNWorkingMemoryItem2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemoryItemᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemory_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memory":
+				return ec.fieldContext_WorkingMemoryItem_memory(ctx, field)
+			case "relevance":
+				return ec.fieldContext_WorkingMemoryItem_relevance(ctx, field)
+			case "addedAt":
+				return ec.fieldContext_WorkingMemoryItem_addedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingMemoryItem", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemoryItem_memory(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemoryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemoryItem_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalNMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemoryItem_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemoryItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemoryItem_relevance(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemoryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemoryItem_relevance,
+		func(ctx context.Context) (any, error) {
+			return obj.Relevance, nil
+		},
+		nil,
+		ec.marshalNFloat2float64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemoryItem_relevance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemoryItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingMemoryItem_addedAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkingMemoryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingMemoryItem_addedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.AddedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingMemoryItem_addedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingMemoryItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_id(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_title(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_title,
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_content(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_content,
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_metadata(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_metadata,
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		ec.marshalNJSON2map,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_sessionId(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_updatedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingState_version(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingState_version,
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		ec.marshalNInt2int64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingState_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingState",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingStateConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WorkingStateConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingStateConnection_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNWorkingState2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingStateConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingStateConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_WorkingState_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_WorkingState_scopeId(ctx, field)
+			case "title":
+				return ec.fieldContext_WorkingState_title(ctx, field)
+			case "content":
+				return ec.fieldContext_WorkingState_content(ctx, field)
+			case "metadata":
+				return ec.fieldContext_WorkingState_metadata(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_WorkingState_sessionId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_WorkingState_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingState_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_WorkingState_version(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingState", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingStateConnection_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.WorkingStateConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingStateConnection_endCursor,
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingStateConnection_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingStateConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingStateConnection_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.WorkingStateConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingStateConnection_hasNextPage,
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingStateConnection_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingStateConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingStateConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WorkingStateConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_WorkingStateConnection_totalCount,
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_WorkingStateConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingStateConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
 		},
 	}
 	return fc, nil
@@ -6441,6 +25171,171 @@ func (ec *executionContext) unmarshalInputAssociateInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDigestInput(ctx context.Context, obj any) (model.DigestInput, error) {
+	var it model.DigestInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "propose", "archive", "remove", "staleAfterDays", "requestId", "sessionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "propose":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("propose"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Propose = data
+		case "archive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("archive"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Archive = data
+		case "remove":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("remove"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Remove = data
+		case "staleAfterDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staleAfterDays"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaleAfterDays = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputEpisodeDefinitionInput(ctx context.Context, obj any) (model.EpisodeDefinitionInput, error) {
+	var it model.EpisodeDefinitionInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "channel", "strategy", "config", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "channel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Channel = data
+		case "strategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("strategy"))
+			data, err := ec.unmarshalNEpisodeStrategy2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeStrategy(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Strategy = data
+		case "config":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("config"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Config = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputKnowledgeFilter(ctx context.Context, obj any) (model.KnowledgeFilter, error) {
+	var it model.KnowledgeFilter
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"types", "tags", "states"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOKnowledgeType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "states":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("states"))
+			data, err := ec.unmarshalOLifecycleState2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleStateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.States = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMemoryFilter(ctx context.Context, obj any) (model.MemoryFilter, error) {
 	var it model.MemoryFilter
 	asMap := map[string]any{}
@@ -6572,6 +25467,406 @@ func (ec *executionContext) unmarshalInputReclassifyInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputReferenceInput(ctx context.Context, obj any) (model.ReferenceInput, error) {
+	var it model.ReferenceInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sourceId", "type", "targetId", "requestId", "sessionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sourceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SourceID = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNReferenceType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "targetId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetID = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReflectCriteria(ctx context.Context, obj any) (model.ReflectCriteria, error) {
+	var it model.ReflectCriteria
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staleDays", "from", "to", "weakAssociationsBelow", "tiers", "limit"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staleDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staleDays"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaleDays = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "weakAssociationsBelow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weakAssociationsBelow"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WeakAssociationsBelow = data
+		case "tiers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tiers"))
+			data, err := ec.unmarshalOTier2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTierᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tiers = data
+		case "limit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("limit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Limit = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveKnowledgeInput(ctx context.Context, obj any) (model.SaveKnowledgeInput, error) {
+	var it model.SaveKnowledgeInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "id", "type", "title", "content", "tags", "metadata", "requestId", "sessionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveSkillInput(ctx context.Context, obj any) (model.SaveSkillInput, error) {
+	var it model.SaveSkillInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "id", "type", "title", "content", "steps", "tags", "metadata", "requestId", "sessionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "steps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("steps"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Steps = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveWorkingStateInput(ctx context.Context, obj any) (model.SaveWorkingStateInput, error) {
+	var it model.SaveWorkingStateInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "id", "title", "content", "metadata", "requestId", "sessionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		}
+	}
+
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSkillFilter(ctx context.Context, obj any) (model.SkillFilter, error) {
+	var it model.SkillFilter
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"types", "tags", "states"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOSkillType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "states":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("states"))
+			data, err := ec.unmarshalOLifecycleState2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleStateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.States = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputStoreMemoryInput(ctx context.Context, obj any) (model.StoreMemoryInput, error) {
 	var it model.StoreMemoryInput
 	asMap := map[string]any{}
@@ -6666,9 +25961,817 @@ func (ec *executionContext) unmarshalInputStoreMemoryInput(ctx context.Context, 
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj model.Notification) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.TotalRecallNotification:
+		return ec._TotalRecallNotification(ctx, sel, &obj)
+	case *model.TotalRecallNotification:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TotalRecallNotification(ctx, sel, obj)
+	case model.SessionAuditPrompt:
+		return ec._SessionAuditPrompt(ctx, sel, &obj)
+	case *model.SessionAuditPrompt:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SessionAuditPrompt(ctx, sel, obj)
+	case model.BreakNotification:
+		return ec._BreakNotification(ctx, sel, &obj)
+	case *model.BreakNotification:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BreakNotification(ctx, sel, obj)
+	default:
+		panic(fmt.Errorf("unexpected type %T", obj))
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var agentMessageImplementors = []string{"AgentMessage"}
+
+func (ec *executionContext) _AgentMessage(ctx context.Context, sel ast.SelectionSet, obj *domain.AgentMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentMessage")
+		case "id":
+			out.Values[i] = ec._AgentMessage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._AgentMessage_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._AgentMessage_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._AgentMessage_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._AgentMessage_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sequence":
+			out.Values[i] = ec._AgentMessage_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._AgentMessage_timestamp(ctx, field, obj)
+		case "metadata":
+			out.Values[i] = ec._AgentMessage_metadata(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentSessionImplementors = []string{"AgentSession"}
+
+func (ec *executionContext) _AgentSession(ctx context.Context, sel ast.SelectionSet, obj *domain.AgentSession) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentSession")
+		case "id":
+			out.Values[i] = ec._AgentSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._AgentSession_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._AgentSession_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._AgentSession_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._AgentSession_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "project":
+			out.Values[i] = ec._AgentSession_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AgentSession_createdAt(ctx, field, obj)
+		case "messageCount":
+			out.Values[i] = ec._AgentSession_messageCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentSessionId":
+			out.Values[i] = ec._AgentSession_parentSessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentMessageId":
+			out.Values[i] = ec._AgentSession_parentMessageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "toolCallId":
+			out.Values[i] = ec._AgentSession_toolCallId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskDescription":
+			out.Values[i] = ec._AgentSession_taskDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskStatus":
+			out.Values[i] = ec._AgentSession_taskStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isSubagent":
+			out.Values[i] = ec._AgentSession_isSubagent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workspacePath":
+			out.Values[i] = ec._AgentSession_workspacePath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentToolCallImplementors = []string{"AgentToolCall"}
+
+func (ec *executionContext) _AgentToolCall(ctx context.Context, sel ast.SelectionSet, obj *domain.AgentToolCall) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentToolCallImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentToolCall")
+		case "id":
+			out.Values[i] = ec._AgentToolCall_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sessionId":
+			out.Values[i] = ec._AgentToolCall_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "messageId":
+			out.Values[i] = ec._AgentToolCall_messageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sourceId":
+			out.Values[i] = ec._AgentToolCall_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "toolName":
+			out.Values[i] = ec._AgentToolCall_toolName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "toolNumber":
+			out.Values[i] = ec._AgentToolCall_toolNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paramsJson":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AgentToolCall_paramsJson(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "resultJson":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AgentToolCall_resultJson(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "status":
+			out.Values[i] = ec._AgentToolCall_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "childSessionId":
+			out.Values[i] = ec._AgentToolCall_childSessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._AgentToolCall_startedAt(ctx, field, obj)
+		case "completedAt":
+			out.Values[i] = ec._AgentToolCall_completedAt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentTurnImplementors = []string{"AgentTurn"}
+
+func (ec *executionContext) _AgentTurn(ctx context.Context, sel ast.SelectionSet, obj *domain.AgentTurn) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentTurnImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentTurn")
+		case "id":
+			out.Values[i] = ec._AgentTurn_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._AgentTurn_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._AgentTurn_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentTurnId":
+			out.Values[i] = ec._AgentTurn_parentTurnId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queryMessageIds":
+			out.Values[i] = ec._AgentTurn_queryMessageIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "responseMessageId":
+			out.Values[i] = ec._AgentTurn_responseMessageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._AgentTurn_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenCount":
+			out.Values[i] = ec._AgentTurn_tokenCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._AgentTurn_timestamp(ctx, field, obj)
+		case "hasChildren":
+			out.Values[i] = ec._AgentTurn_hasChildren(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "toolCallCount":
+			out.Values[i] = ec._AgentTurn_toolCallCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sequence":
+			out.Values[i] = ec._AgentTurn_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var analysisRunImplementors = []string{"AnalysisRun"}
+
+func (ec *executionContext) _AnalysisRun(ctx context.Context, sel ast.SelectionSet, obj *domain.AnalysisRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analysisRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnalysisRun")
+		case "id":
+			out.Values[i] = ec._AnalysisRun_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._AnalysisRun_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "typeId":
+			out.Values[i] = ec._AnalysisRun_typeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "typeName":
+			out.Values[i] = ec._AnalysisRun_typeName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "episodeId":
+			out.Values[i] = ec._AnalysisRun_episodeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._AnalysisRun_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._AnalysisRun_startedAt(ctx, field, obj)
+		case "completedAt":
+			out.Values[i] = ec._AnalysisRun_completedAt(ctx, field, obj)
+		case "outputText":
+			out.Values[i] = ec._AnalysisRun_outputText(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "errorMessage":
+			out.Values[i] = ec._AnalysisRun_errorMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._AnalysisRun_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "facets":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AnalysisRun_facets(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var analysisTypeImplementors = []string{"AnalysisType"}
+
+func (ec *executionContext) _AnalysisType(ctx context.Context, sel ast.SelectionSet, obj *domain.AnalysisType) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analysisTypeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnalysisType")
+		case "id":
+			out.Values[i] = ec._AnalysisType_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._AnalysisType_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._AnalysisType_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._AnalysisType_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outputType":
+			out.Values[i] = ec._AnalysisType_outputType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._AnalysisType_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptTemplate":
+			out.Values[i] = ec._AnalysisType_promptTemplate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AnalysisType_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AnalysisType_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var archiveRecordImplementors = []string{"ArchiveRecord"}
+
+func (ec *executionContext) _ArchiveRecord(ctx context.Context, sel ast.SelectionSet, obj *domain.ArchiveRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, archiveRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ArchiveRecord")
+		case "reportId":
+			out.Values[i] = ec._ArchiveRecord_reportId(ctx, field, obj)
+		case "archivedAt":
+			out.Values[i] = ec._ArchiveRecord_archivedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._ArchiveRecord_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoredAt":
+			out.Values[i] = ec._ArchiveRecord_restoredAt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var artifactHitImplementors = []string{"ArtifactHit"}
+
+func (ec *executionContext) _ArtifactHit(ctx context.Context, sel ast.SelectionSet, obj *cortex.ArtifactHit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, artifactHitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ArtifactHit")
+		case "family":
+			out.Values[i] = ec._ArtifactHit_family(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "id":
+			out.Values[i] = ec._ArtifactHit_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._ArtifactHit_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memory":
+			out.Values[i] = ec._ArtifactHit_memory(ctx, field, obj)
+		case "knowledge":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ArtifactHit_knowledge(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "skill":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ArtifactHit_skill(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
 
 var associationImplementors = []string{"Association"}
 
@@ -6708,6 +26811,1128 @@ func (ec *executionContext) _Association(ctx context.Context, sel ast.SelectionS
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Association_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var breakNotificationImplementors = []string{"BreakNotification", "Notification"}
+
+func (ec *executionContext) _BreakNotification(ctx context.Context, sel ast.SelectionSet, obj *model.BreakNotification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakNotificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakNotification")
+		case "id":
+			out.Values[i] = ec._BreakNotification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._BreakNotification_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceId":
+			out.Values[i] = ec._BreakNotification_instanceId(ctx, field, obj)
+		case "timestamp":
+			out.Values[i] = ec._BreakNotification_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._BreakNotification_context(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._BreakNotification_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minutesInTaskMode":
+			out.Values[i] = ec._BreakNotification_minutesInTaskMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "suggestion":
+			out.Values[i] = ec._BreakNotification_suggestion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var chunkResultImplementors = []string{"ChunkResult"}
+
+func (ec *executionContext) _ChunkResult(ctx context.Context, sel ast.SelectionSet, obj *cortex.ChunkResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chunkResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChunkResult")
+		case "definition":
+			out.Values[i] = ec._ChunkResult_definition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "episodes":
+			out.Values[i] = ec._ChunkResult_episodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._ChunkResult_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "items":
+			out.Values[i] = ec._ChunkResult_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var cleanupViewImplementors = []string{"CleanupView"}
+
+func (ec *executionContext) _CleanupView(ctx context.Context, sel ast.SelectionSet, obj *cortex.CleanupView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cleanupViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CleanupView")
+		case "state":
+			out.Values[i] = ec._CleanupView_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eligibility":
+			out.Values[i] = ec._CleanupView_eligibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "candidate":
+			out.Values[i] = ec._CleanupView_candidate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._CleanupView_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "archive":
+			out.Values[i] = ec._CleanupView_archive(ctx, field, obj)
+		case "removable":
+			out.Values[i] = ec._CleanupView_removable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "history":
+			out.Values[i] = ec._CleanupView_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var derivedViewImplementors = []string{"DerivedView"}
+
+func (ec *executionContext) _DerivedView(ctx context.Context, sel ast.SelectionSet, obj *cortex.DerivedView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, derivedViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DerivedView")
+		case "artifactId":
+			out.Values[i] = ec._DerivedView_artifactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "family":
+			out.Values[i] = ec._DerivedView_family(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._DerivedView_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "support":
+			out.Values[i] = ec._DerivedView_support(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lineage":
+			out.Values[i] = ec._DerivedView_lineage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invalidation":
+			out.Values[i] = ec._DerivedView_invalidation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cleanup":
+			out.Values[i] = ec._DerivedView_cleanup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var digestProposalImplementors = []string{"DigestProposal"}
+
+func (ec *executionContext) _DigestProposal(ctx context.Context, sel ast.SelectionSet, obj *domain.Proposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, digestProposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DigestProposal")
+		case "artifactId":
+			out.Values[i] = ec._DigestProposal_artifactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "family":
+			out.Values[i] = ec._DigestProposal_family(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._DigestProposal_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var digestReasonImplementors = []string{"DigestReason"}
+
+func (ec *executionContext) _DigestReason(ctx context.Context, sel ast.SelectionSet, obj *domain.Reason) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, digestReasonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DigestReason")
+		case "code":
+			out.Values[i] = ec._DigestReason_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._DigestReason_detail(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "referenceIds":
+			out.Values[i] = ec._DigestReason_referenceIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var digestReportImplementors = []string{"DigestReport"}
+
+func (ec *executionContext) _DigestReport(ctx context.Context, sel ast.SelectionSet, obj *domain.DigestReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, digestReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DigestReport")
+		case "id":
+			out.Values[i] = ec._DigestReport_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._DigestReport_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._DigestReport_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evaluated":
+			out.Values[i] = ec._DigestReport_evaluated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "proposals":
+			out.Values[i] = ec._DigestReport_proposals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archived":
+			out.Values[i] = ec._DigestReport_archived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "removed":
+			out.Values[i] = ec._DigestReport_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staleAfterDays":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DigestReport_staleAfterDays(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var episodeImplementors = []string{"Episode"}
+
+func (ec *executionContext) _Episode(ctx context.Context, sel ast.SelectionSet, obj *domain.Episode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, episodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Episode")
+		case "id":
+			out.Values[i] = ec._Episode_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._Episode_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definitionId":
+			out.Values[i] = ec._Episode_definitionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "channel":
+			out.Values[i] = ec._Episode_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "threadId":
+			out.Values[i] = ec._Episode_threadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startTime":
+			out.Values[i] = ec._Episode_startTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endTime":
+			out.Values[i] = ec._Episode_endTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventCount":
+			out.Values[i] = ec._Episode_eventCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "firstEventId":
+			out.Values[i] = ec._Episode_firstEventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastEventId":
+			out.Values[i] = ec._Episode_lastEventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Episode_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memories":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Episode_memories(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "agentMessages":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Episode_agentMessages(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "facets":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Episode_facets(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var episodeDefinitionImplementors = []string{"EpisodeDefinition"}
+
+func (ec *executionContext) _EpisodeDefinition(ctx context.Context, sel ast.SelectionSet, obj *domain.EpisodeDefinition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, episodeDefinitionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EpisodeDefinition")
+		case "id":
+			out.Values[i] = ec._EpisodeDefinition_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._EpisodeDefinition_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._EpisodeDefinition_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "channel":
+			out.Values[i] = ec._EpisodeDefinition_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "strategy":
+			out.Values[i] = ec._EpisodeDefinition_strategy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "config":
+			out.Values[i] = ec._EpisodeDefinition_config(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._EpisodeDefinition_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EpisodeDefinition_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._EpisodeDefinition_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var facetImplementors = []string{"Facet"}
+
+func (ec *executionContext) _Facet(ctx context.Context, sel ast.SelectionSet, obj *domain.Facet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, facetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Facet")
+		case "id":
+			out.Values[i] = ec._Facet_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._Facet_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runId":
+			out.Values[i] = ec._Facet_runId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "episodeId":
+			out.Values[i] = ec._Facet_episodeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memoryId":
+			out.Values[i] = ec._Facet_memoryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Facet_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._Facet_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "personId":
+			out.Values[i] = ec._Facet_personId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confidence":
+			out.Values[i] = ec._Facet_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metadata":
+			out.Values[i] = ec._Facet_metadata(ctx, field, obj)
+		case "createdAt":
+			out.Values[i] = ec._Facet_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var forkContextImplementors = []string{"ForkContext"}
+
+func (ec *executionContext) _ForkContext(ctx context.Context, sel ast.SelectionSet, obj *cortex.ForkContext) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, forkContextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ForkContext")
+		case "query":
+			out.Values[i] = ec._ForkContext_query(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relevantTurns":
+			out.Values[i] = ec._ForkContext_relevantTurns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalTokens":
+			out.Values[i] = ec._ForkContext_totalTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var importProblemImplementors = []string{"ImportProblem"}
+
+func (ec *executionContext) _ImportProblem(ctx context.Context, sel ast.SelectionSet, obj *domain.SourceProblem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importProblemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportProblem")
+		case "line":
+			out.Values[i] = ec._ImportProblem_line(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "record":
+			out.Values[i] = ec._ImportProblem_record(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ImportProblem_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var importResultImplementors = []string{"ImportResult"}
+
+func (ec *executionContext) _ImportResult(ctx context.Context, sel ast.SelectionSet, obj *cortex.ImportResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportResult")
+		case "scopeId":
+			out.Values[i] = ec._ImportResult_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "adapter":
+			out.Values[i] = ec._ImportResult_adapter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			out.Values[i] = ec._ImportResult_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "imported":
+			out.Values[i] = ec._ImportResult_imported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipped":
+			out.Values[i] = ec._ImportResult_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "threads":
+			out.Values[i] = ec._ImportResult_threads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "associations":
+			out.Values[i] = ec._ImportResult_associations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sessions":
+			out.Values[i] = ec._ImportResult_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "messages":
+			out.Values[i] = ec._ImportResult_messages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "turns":
+			out.Values[i] = ec._ImportResult_turns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "toolCalls":
+			out.Values[i] = ec._ImportResult_toolCalls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "episodes":
+			out.Values[i] = ec._ImportResult_episodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "facets":
+			out.Values[i] = ec._ImportResult_facets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "embedded":
+			out.Values[i] = ec._ImportResult_embedded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "problems":
+			out.Values[i] = ec._ImportResult_problems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tookMs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ImportResult_tookMs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var invalidationViewImplementors = []string{"InvalidationView"}
+
+func (ec *executionContext) _InvalidationView(ctx context.Context, sel ast.SelectionSet, obj *cortex.InvalidationView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invalidationViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvalidationView")
+		case "valid":
+			out.Values[i] = ec._InvalidationView_valid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "brokenReferences":
+			out.Values[i] = ec._InvalidationView_brokenReferences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unhealthyDependencies":
+			out.Values[i] = ec._InvalidationView_unhealthyDependencies(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contradictedBy":
+			out.Values[i] = ec._InvalidationView_contradictedBy(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -6800,6 +28025,300 @@ func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, o
 			out.Values[i] = ec._Kernel_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var knowledgeImplementors = []string{"Knowledge"}
+
+func (ec *executionContext) _Knowledge(ctx context.Context, sel ast.SelectionSet, obj *domain.Artifact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, knowledgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Knowledge")
+		case "id":
+			out.Values[i] = ec._Knowledge_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._Knowledge_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Knowledge_type(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "title":
+			out.Values[i] = ec._Knowledge_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "content":
+			out.Values[i] = ec._Knowledge_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._Knowledge_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metadata":
+			out.Values[i] = ec._Knowledge_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Knowledge_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Knowledge_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Knowledge_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._Knowledge_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "references":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Knowledge_references(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "referencedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Knowledge_referencedBy(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var knowledgeConnectionImplementors = []string{"KnowledgeConnection"}
+
+func (ec *executionContext) _KnowledgeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.KnowledgeConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, knowledgeConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KnowledgeConnection")
+		case "nodes":
+			out.Values[i] = ec._KnowledgeConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._KnowledgeConnection_endCursor(ctx, field, obj)
+		case "hasNextPage":
+			out.Values[i] = ec._KnowledgeConnection_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._KnowledgeConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lineageViewImplementors = []string{"LineageView"}
+
+func (ec *executionContext) _LineageView(ctx context.Context, sel ast.SelectionSet, obj *cortex.LineageView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lineageViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LineageView")
+		case "derivedFrom":
+			out.Values[i] = ec._LineageView_derivedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "derivatives":
+			out.Values[i] = ec._LineageView_derivatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "origin":
+			out.Values[i] = ec._LineageView_origin(ctx, field, obj)
+		case "events":
+			out.Values[i] = ec._LineageView_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -6957,6 +28476,75 @@ func (ec *executionContext) _Memory(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "consolidatedInto":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Memory_consolidatedInto(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "consolidatedFrom":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Memory_consolidatedFrom(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7197,6 +28785,182 @@ func (ec *executionContext) _MemoryEvent(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var mindSessionImplementors = []string{"MindSession"}
+
+func (ec *executionContext) _MindSession(ctx context.Context, sel ast.SelectionSet, obj *domain.Session) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mindSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MindSession")
+		case "id":
+			out.Values[i] = ec._MindSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._MindSession_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instanceId":
+			out.Values[i] = ec._MindSession_instanceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mindType":
+			out.Values[i] = ec._MindSession_mindType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._MindSession_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastHeartbeatAt":
+			out.Values[i] = ec._MindSession_lastHeartbeatAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endedAt":
+			out.Values[i] = ec._MindSession_endedAt(ctx, field, obj)
+		case "reason":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MindSession_reason(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "mode":
+			out.Values[i] = ec._MindSession_mode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "durationSeconds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MindSession_durationSeconds(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "memoriesStored":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MindSession_memoriesStored(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -7269,6 +29033,289 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_associateMemories(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveKnowledge":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveKnowledge(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveSkill":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveSkill(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveWorkingState":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveWorkingState(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clearWorkingState":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_clearWorkingState(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addReference":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addReference(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeReference":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeReference(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runDigest":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_runDigest(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreMemory":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreMemory(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreKnowledge":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreKnowledge(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreSkill":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreSkill(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteKnowledge":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteKnowledge(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSkill":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSkill(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteScope":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteScope(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionStart":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sessionStart(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "heartbeat":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_heartbeat(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionEnd":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sessionEnd(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalRecallAdvisory":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_totalRecallAdvisory(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "decaySweep":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_decaySweep(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "consolidate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_consolidate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContext":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContext(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importData":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importData(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defineEpisodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_defineEpisodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chunkEpisodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_chunkEpisodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analyzeEpisodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_analyzeEpisodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "embedMemories":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_embedMemories(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var promptContextImplementors = []string{"PromptContext"}
+
+func (ec *executionContext) _PromptContext(ctx context.Context, sel ast.SelectionSet, obj *model.PromptContext) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, promptContextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PromptContext")
+		case "text":
+			out.Values[i] = ec._PromptContext_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._PromptContext_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._PromptContext_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memories":
+			out.Values[i] = ec._PromptContext_memories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var promptContextItemImplementors = []string{"PromptContextItem"}
+
+func (ec *executionContext) _PromptContextItem(ctx context.Context, sel ast.SelectionSet, obj *model.PromptContextItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, promptContextItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PromptContextItem")
+		case "memory":
+			out.Values[i] = ec._PromptContextItem_memory(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relevance":
+			out.Values[i] = ec._PromptContextItem_relevance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._PromptContextItem_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._PromptContextItem_truncated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -7484,6 +29531,494 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "knowledge":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_knowledge(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "knowledgePages":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_knowledgePages(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "skill":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_skill(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "skills":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_skills(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workingState":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workingState(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workingStates":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workingStates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "searchArtifacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_searchArtifacts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "references":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_references(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "derivedView":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_derivedView(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "digestReport":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_digestReport(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "session":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_session(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "reflect":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_reflect(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workingMemory":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workingMemory(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "promptContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_promptContext(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "resonate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_resonate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "episodeDefinitions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_episodeDefinitions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "episodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_episodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "episode":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_episode(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "facets":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_facets(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "analysisTypes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_analysisTypes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "analysisRuns":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_analysisRuns(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentSessions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentSessions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "forkContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_forkContext(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -7589,6 +30124,215 @@ func (ec *executionContext) _RankedMemory(ctx context.Context, sel ast.Selection
 			}
 		case "via":
 			out.Values[i] = ec._RankedMemory_via(ctx, field, obj)
+		case "depth":
+			out.Values[i] = ec._RankedMemory_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var referenceImplementors = []string{"Reference"}
+
+func (ec *executionContext) _Reference(ctx context.Context, sel ast.SelectionSet, obj *domain.Reference) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, referenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reference")
+		case "id":
+			out.Values[i] = ec._Reference_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._Reference_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Reference_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._Reference_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceFamily":
+			out.Values[i] = ec._Reference_sourceFamily(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceState":
+			out.Values[i] = ec._Reference_sourceState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetId":
+			out.Values[i] = ec._Reference_targetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetFamily":
+			out.Values[i] = ec._Reference_targetFamily(ctx, field, obj)
+		case "targetState":
+			out.Values[i] = ec._Reference_targetState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "healthy":
+			out.Values[i] = ec._Reference_healthy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Reference_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var referencesImplementors = []string{"References"}
+
+func (ec *executionContext) _References(ctx context.Context, sel ast.SelectionSet, obj *domain.RefNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, referencesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("References")
+		case "artifactId":
+			out.Values[i] = ec._References_artifactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "family":
+			out.Values[i] = ec._References_family(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._References_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outgoing":
+			out.Values[i] = ec._References_outgoing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "incoming":
+			out.Values[i] = ec._References_incoming(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var reflectionCandidateImplementors = []string{"ReflectionCandidate"}
+
+func (ec *executionContext) _ReflectionCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.ReflectionCandidate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reflectionCandidateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReflectionCandidate")
+		case "memory":
+			out.Values[i] = ec._ReflectionCandidate_memory(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._ReflectionCandidate_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastReinforcedAt":
+			out.Values[i] = ec._ReflectionCandidate_lastReinforcedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "associationCount":
+			out.Values[i] = ec._ReflectionCandidate_associationCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "strongestAssociation":
+			out.Values[i] = ec._ReflectionCandidate_strongestAssociation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7671,6 +30415,527 @@ func (ec *executionContext) _Scope(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+var scopeDeletionImplementors = []string{"ScopeDeletion"}
+
+func (ec *executionContext) _ScopeDeletion(ctx context.Context, sel ast.SelectionSet, obj *domain.ScopeDeletion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scopeDeletionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScopeDeletion")
+		case "scopeId":
+			out.Values[i] = ec._ScopeDeletion_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._ScopeDeletion_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			out.Values[i] = ec._ScopeDeletion_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "artifacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ScopeDeletion_artifacts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var sessionAuditPromptImplementors = []string{"SessionAuditPrompt", "Notification"}
+
+func (ec *executionContext) _SessionAuditPrompt(ctx context.Context, sel ast.SelectionSet, obj *model.SessionAuditPrompt) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sessionAuditPromptImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SessionAuditPrompt")
+		case "id":
+			out.Values[i] = ec._SessionAuditPrompt_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._SessionAuditPrompt_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instanceId":
+			out.Values[i] = ec._SessionAuditPrompt_instanceId(ctx, field, obj)
+		case "timestamp":
+			out.Values[i] = ec._SessionAuditPrompt_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "context":
+			out.Values[i] = ec._SessionAuditPrompt_context(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prompt":
+			out.Values[i] = ec._SessionAuditPrompt_prompt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endedSessionId":
+			out.Values[i] = ec._SessionAuditPrompt_endedSessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.Values[i] = ec._SessionAuditPrompt_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "durationSeconds":
+			out.Values[i] = ec._SessionAuditPrompt_durationSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoriesStored":
+			out.Values[i] = ec._SessionAuditPrompt_memoriesStored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryIds":
+			out.Values[i] = ec._SessionAuditPrompt_memoryIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memories":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SessionAuditPrompt_memories(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var sessionContextImplementors = []string{"SessionContext"}
+
+func (ec *executionContext) _SessionContext(ctx context.Context, sel ast.SelectionSet, obj *model.SessionContext) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sessionContextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SessionContext")
+		case "sessionId":
+			out.Values[i] = ec._SessionContext_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "session":
+			out.Values[i] = ec._SessionContext_session(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "identity":
+			out.Values[i] = ec._SessionContext_identity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agentKernel":
+			out.Values[i] = ec._SessionContext_agentKernel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "worldKernel":
+			out.Values[i] = ec._SessionContext_worldKernel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastSession":
+			out.Values[i] = ec._SessionContext_lastSession(ctx, field, obj)
+		case "welcome":
+			out.Values[i] = ec._SessionContext_welcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var skillImplementors = []string{"Skill"}
+
+func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, obj *domain.Artifact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, skillImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Skill")
+		case "id":
+			out.Values[i] = ec._Skill_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			out.Values[i] = ec._Skill_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Skill_type(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "title":
+			out.Values[i] = ec._Skill_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "content":
+			out.Values[i] = ec._Skill_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "steps":
+			out.Values[i] = ec._Skill_steps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._Skill_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metadata":
+			out.Values[i] = ec._Skill_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Skill_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Skill_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Skill_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._Skill_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "references":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Skill_references(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "referencedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Skill_referencedBy(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var skillConnectionImplementors = []string{"SkillConnection"}
+
+func (ec *executionContext) _SkillConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SkillConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, skillConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SkillConnection")
+		case "nodes":
+			out.Values[i] = ec._SkillConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._SkillConnection_endCursor(ctx, field, obj)
+		case "hasNextPage":
+			out.Values[i] = ec._SkillConnection_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SkillConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -7686,9 +30951,202 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "memoryEvents":
 		return ec._Subscription_memoryEvents(ctx, fields[0])
+	case "notifications":
+		return ec._Subscription_notifications(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var supportViewImplementors = []string{"SupportView"}
+
+func (ec *executionContext) _SupportView(ctx context.Context, sel ast.SelectionSet, obj *cortex.SupportView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, supportViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SupportView")
+		case "supported":
+			out.Values[i] = ec._SupportView_supported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._SupportView_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lost":
+			out.Values[i] = ec._SupportView_lost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "references":
+			out.Values[i] = ec._SupportView_references(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var sweepResultImplementors = []string{"SweepResult"}
+
+func (ec *executionContext) _SweepResult(ctx context.Context, sel ast.SelectionSet, obj *model.SweepResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepResult")
+		case "scopeId":
+			out.Values[i] = ec._SweepResult_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tier":
+			out.Values[i] = ec._SweepResult_tier(ctx, field, obj)
+		case "memoriesEvaluated":
+			out.Values[i] = ec._SweepResult_memoriesEvaluated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "demotions":
+			out.Values[i] = ec._SweepResult_demotions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rescored":
+			out.Values[i] = ec._SweepResult_rescored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "durationMs":
+			out.Values[i] = ec._SweepResult_durationMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var totalRecallNotificationImplementors = []string{"TotalRecallNotification", "Notification"}
+
+func (ec *executionContext) _TotalRecallNotification(ctx context.Context, sel ast.SelectionSet, obj *model.TotalRecallNotification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, totalRecallNotificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TotalRecallNotification")
+		case "id":
+			out.Values[i] = ec._TotalRecallNotification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._TotalRecallNotification_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceId":
+			out.Values[i] = ec._TotalRecallNotification_instanceId(ctx, field, obj)
+		case "timestamp":
+			out.Values[i] = ec._TotalRecallNotification_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._TotalRecallNotification_context(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recalled":
+			out.Values[i] = ec._TotalRecallNotification_recalled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depthReached":
+			out.Values[i] = ec._TotalRecallNotification_depthReached(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "originRequestId":
+			out.Values[i] = ec._TotalRecallNotification_originRequestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceMemoryIds":
+			out.Values[i] = ec._TotalRecallNotification_sourceMemoryIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
 }
 
 var touchImplementors = []string{"Touch"}
@@ -7866,6 +31324,305 @@ func (ec *executionContext) _TransactionContext(ctx context.Context, sel ast.Sel
 			}
 		case "sourceContext":
 			out.Values[i] = ec._TransactionContext_sourceContext(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var turnContextImplementors = []string{"TurnContext"}
+
+func (ec *executionContext) _TurnContext(ctx context.Context, sel ast.SelectionSet, obj *cortex.TurnContext) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, turnContextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TurnContext")
+		case "turn":
+			out.Values[i] = ec._TurnContext_turn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "session":
+			out.Values[i] = ec._TurnContext_session(ctx, field, obj)
+		case "messages":
+			out.Values[i] = ec._TurnContext_messages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "toolCalls":
+			out.Values[i] = ec._TurnContext_toolCalls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._TurnContext_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._TurnContext_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var workingMemoryImplementors = []string{"WorkingMemory"}
+
+func (ec *executionContext) _WorkingMemory(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingMemory) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingMemoryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingMemory")
+		case "scopeId":
+			out.Values[i] = ec._WorkingMemory_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._WorkingMemory_context(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capacity":
+			out.Values[i] = ec._WorkingMemory_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._WorkingMemory_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "items":
+			out.Values[i] = ec._WorkingMemory_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var workingMemoryItemImplementors = []string{"WorkingMemoryItem"}
+
+func (ec *executionContext) _WorkingMemoryItem(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingMemoryItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingMemoryItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingMemoryItem")
+		case "memory":
+			out.Values[i] = ec._WorkingMemoryItem_memory(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relevance":
+			out.Values[i] = ec._WorkingMemoryItem_relevance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addedAt":
+			out.Values[i] = ec._WorkingMemoryItem_addedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var workingStateImplementors = []string{"WorkingState"}
+
+func (ec *executionContext) _WorkingState(ctx context.Context, sel ast.SelectionSet, obj *domain.Artifact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingStateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingState")
+		case "id":
+			out.Values[i] = ec._WorkingState_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._WorkingState_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._WorkingState_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._WorkingState_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metadata":
+			out.Values[i] = ec._WorkingState_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._WorkingState_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._WorkingState_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._WorkingState_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._WorkingState_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var workingStateConnectionImplementors = []string{"WorkingStateConnection"}
+
+func (ec *executionContext) _WorkingStateConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingStateConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingStateConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingStateConnection")
+		case "nodes":
+			out.Values[i] = ec._WorkingStateConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._WorkingStateConnection_endCursor(ctx, field, obj)
+		case "hasNextPage":
+			out.Values[i] = ec._WorkingStateConnection_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WorkingStateConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8227,6 +31984,360 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAgentMessage2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.AgentMessage) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNAgentMessage2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentMessage(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentMessage2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentMessage(ctx context.Context, sel ast.SelectionSet, v *domain.AgentMessage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentMessage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentSession2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.AgentSession) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNAgentSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSession(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSession(ctx context.Context, sel ast.SelectionSet, v *domain.AgentSession) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentToolCall2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentToolCallᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.AgentToolCall) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNAgentToolCall2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentToolCall(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentToolCall2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentToolCall(ctx context.Context, sel ast.SelectionSet, v *domain.AgentToolCall) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentToolCall(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentTurn2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentTurn(ctx context.Context, sel ast.SelectionSet, v *domain.AgentTurn) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentTurn(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAnalysisRun2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRunᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.AnalysisRun) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNAnalysisRun2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRun(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAnalysisRun2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRun(ctx context.Context, sel ast.SelectionSet, v *domain.AnalysisRun) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnalysisRun(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnalysisStatus2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus(ctx context.Context, v any) (domain.AnalysisStatus, error) {
+	var res domain.AnalysisStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnalysisStatus2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus(ctx context.Context, sel ast.SelectionSet, v domain.AnalysisStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAnalysisType2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.AnalysisType) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNAnalysisType2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisType(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAnalysisType2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisType(ctx context.Context, sel ast.SelectionSet, v *domain.AnalysisType) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnalysisType(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, v any) (domain.ArtifactFamily, error) {
+	var res domain.ArtifactFamily
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, sel ast.SelectionSet, v domain.ArtifactFamily) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNArtifactHit2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐArtifactHitᚄ(ctx context.Context, sel ast.SelectionSet, v []*cortex.ArtifactHit) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNArtifactHit2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐArtifactHit(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNArtifactHit2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐArtifactHit(ctx context.Context, sel ast.SelectionSet, v *cortex.ArtifactHit) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ArtifactHit(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAssociateInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐAssociateInput(ctx context.Context, v any) (model.AssociateInput, error) {
 	res, err := ec.unmarshalInputAssociateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8316,6 +32427,354 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNChunkResult2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐChunkResult(ctx context.Context, sel ast.SelectionSet, v cortex.ChunkResult) graphql.Marshaler {
+	return ec._ChunkResult(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNChunkResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐChunkResult(ctx context.Context, sel ast.SelectionSet, v *cortex.ChunkResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChunkResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCleanupEligibility2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐCleanupEligibility(ctx context.Context, v any) (cortex.CleanupEligibility, error) {
+	var res cortex.CleanupEligibility
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCleanupEligibility2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐCleanupEligibility(ctx context.Context, sel ast.SelectionSet, v cortex.CleanupEligibility) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCleanupView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐCleanupView(ctx context.Context, sel ast.SelectionSet, v cortex.CleanupView) graphql.Marshaler {
+	return ec._CleanupView(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDerivedView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐDerivedView(ctx context.Context, sel ast.SelectionSet, v cortex.DerivedView) graphql.Marshaler {
+	return ec._DerivedView(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDerivedView2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐDerivedView(ctx context.Context, sel ast.SelectionSet, v *cortex.DerivedView) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DerivedView(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDigestInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐDigestInput(ctx context.Context, v any) (model.DigestInput, error) {
+	res, err := ec.unmarshalInputDigestInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDigestProposal2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx context.Context, sel ast.SelectionSet, v domain.Proposal) graphql.Marshaler {
+	return ec._DigestProposal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Proposal) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNDigestProposal2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDigestReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReason(ctx context.Context, sel ast.SelectionSet, v domain.Reason) graphql.Marshaler {
+	return ec._DigestReason(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDigestReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Reason) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNDigestReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReason(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDigestReport2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDigestReport(ctx context.Context, sel ast.SelectionSet, v domain.DigestReport) graphql.Marshaler {
+	return ec._DigestReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDigestReport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDigestReport(ctx context.Context, sel ast.SelectionSet, v *domain.DigestReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DigestReport(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState(ctx context.Context, v any) (domain.EndState, error) {
+	var res domain.EndState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState(ctx context.Context, sel ast.SelectionSet, v domain.EndState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNEpisode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Episode) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode(ctx context.Context, sel ast.SelectionSet, v *domain.Episode) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Episode(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEpisodeDefinition2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinition(ctx context.Context, sel ast.SelectionSet, v domain.EpisodeDefinition) graphql.Marshaler {
+	return ec._EpisodeDefinition(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEpisodeDefinition2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinitionᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.EpisodeDefinition) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNEpisodeDefinition2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinition(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEpisodeDefinition2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeDefinition(ctx context.Context, sel ast.SelectionSet, v *domain.EpisodeDefinition) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EpisodeDefinition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEpisodeDefinitionInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐEpisodeDefinitionInput(ctx context.Context, v any) (model.EpisodeDefinitionInput, error) {
+	res, err := ec.unmarshalInputEpisodeDefinitionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNEpisodeStrategy2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeStrategy(ctx context.Context, v any) (domain.EpisodeStrategy, error) {
+	var res domain.EpisodeStrategy
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEpisodeStrategy2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisodeStrategy(ctx context.Context, sel ast.SelectionSet, v domain.EpisodeStrategy) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNFacet2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacetᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Facet) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNFacet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacet(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFacet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacet(ctx context.Context, sel ast.SelectionSet, v *domain.Facet) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Facet(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8332,6 +32791,20 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalNForkContext2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐForkContext(ctx context.Context, sel ast.SelectionSet, v cortex.ForkContext) graphql.Marshaler {
+	return ec._ForkContext(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNForkContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐForkContext(ctx context.Context, sel ast.SelectionSet, v *cortex.ForkContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ForkContext(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8346,6 +32819,108 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNImportFormat2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐImportFormat(ctx context.Context, v any) (model.ImportFormat, error) {
+	var res model.ImportFormat
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportFormat2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐImportFormat(ctx context.Context, sel ast.SelectionSet, v model.ImportFormat) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNImportProblem2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSourceProblem(ctx context.Context, sel ast.SelectionSet, v domain.SourceProblem) graphql.Marshaler {
+	return ec._ImportProblem(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImportProblem2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSourceProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SourceProblem) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNImportProblem2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSourceProblem(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImportResult2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐImportResult(ctx context.Context, sel ast.SelectionSet, v cortex.ImportResult) graphql.Marshaler {
+	return ec._ImportResult(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImportResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐImportResult(ctx context.Context, sel ast.SelectionSet, v *cortex.ImportResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -8378,6 +32953,10 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNInvalidationView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐInvalidationView(ctx context.Context, sel ast.SelectionSet, v cortex.InvalidationView) graphql.Marshaler {
+	return ec._InvalidationView(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNJSON2map(ctx context.Context, v any) (map[string]any, error) {
@@ -8416,6 +32995,88 @@ func (ec *executionContext) marshalNKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotal
 	return ec._Kernel(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNKnowledge2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v domain.Artifact) graphql.Marshaler {
+	return ec._Knowledge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNKnowledge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Artifact) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Knowledge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNKnowledgeConnection2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐKnowledgeConnection(ctx context.Context, sel ast.SelectionSet, v model.KnowledgeConnection) graphql.Marshaler {
+	return ec._KnowledgeConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNKnowledgeConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐKnowledgeConnection(ctx context.Context, sel ast.SelectionSet, v *model.KnowledgeConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._KnowledgeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType(ctx context.Context, v any) (domain.KnowledgeType, error) {
+	var res domain.KnowledgeType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType(ctx context.Context, sel ast.SelectionSet, v domain.KnowledgeType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNLifecycleState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleState(ctx context.Context, v any) (domain.LifecycleState, error) {
 	var res domain.LifecycleState
 	err := res.UnmarshalGQL(v)
@@ -8424,6 +33085,10 @@ func (ec *executionContext) unmarshalNLifecycleState2githubᚗcomᚋtotalrecall�
 
 func (ec *executionContext) marshalNLifecycleState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleState(ctx context.Context, sel ast.SelectionSet, v domain.LifecycleState) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNLineageView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐLineageView(ctx context.Context, sel ast.SelectionSet, v cortex.LineageView) graphql.Marshaler {
+	return ec._LineageView(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNMemory2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory(ctx context.Context, sel ast.SelectionSet, v domain.Memory) graphql.Marshaler {
@@ -8566,6 +33231,94 @@ func (ec *executionContext) marshalNMemoryKind2githubᚗcomᚋtotalrecallᚋtota
 	return v
 }
 
+func (ec *executionContext) marshalNMindSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSession(ctx context.Context, sel ast.SelectionSet, v *domain.Session) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MindSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification(ctx context.Context, sel ast.SelectionSet, v model.Notification) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPromptContext2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContext(ctx context.Context, sel ast.SelectionSet, v model.PromptContext) graphql.Marshaler {
+	return ec._PromptContext(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPromptContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContext(ctx context.Context, sel ast.SelectionSet, v *model.PromptContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PromptContext(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPromptContextItem2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContextItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PromptContextItem) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNPromptContextItem2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContextItem(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPromptContextItem2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContextItem(ctx context.Context, sel ast.SelectionSet, v *model.PromptContextItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PromptContextItem(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRankedMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋrecallᚐRankedMemoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*recall.RankedMemory) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
@@ -8620,9 +33373,229 @@ func (ec *executionContext) marshalNRankedMemory2ᚖgithubᚗcomᚋtotalrecall�
 	return ec._RankedMemory(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNReasonCode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonCode(ctx context.Context, v any) (domain.ReasonCode, error) {
+	var res domain.ReasonCode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReasonCode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReasonCode(ctx context.Context, sel ast.SelectionSet, v domain.ReasonCode) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNReclassifyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReclassifyInput(ctx context.Context, v any) (model.ReclassifyInput, error) {
 	res, err := ec.unmarshalInputReclassifyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReference2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference(ctx context.Context, sel ast.SelectionSet, v domain.Reference) graphql.Marshaler {
+	return ec._Reference(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReference2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Reference) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNReference2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReference2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference(ctx context.Context, sel ast.SelectionSet, v *domain.Reference) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Reference(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReferenceInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReferenceInput(ctx context.Context, v any) (model.ReferenceInput, error) {
+	res, err := ec.unmarshalInputReferenceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNReferenceType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefType(ctx context.Context, v any) (domain.RefType, error) {
+	var res domain.RefType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReferenceType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefType(ctx context.Context, sel ast.SelectionSet, v domain.RefType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNReferences2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefNode(ctx context.Context, sel ast.SelectionSet, v domain.RefNode) graphql.Marshaler {
+	return ec._References(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReferences2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRefNode(ctx context.Context, sel ast.SelectionSet, v *domain.RefNode) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._References(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReflectionCandidate2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionCandidateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReflectionCandidate) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNReflectionCandidate2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionCandidate(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReflectionCandidate2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionCandidate(ctx context.Context, sel ast.SelectionSet, v *model.ReflectionCandidate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReflectionCandidate(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReflectionReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReason(ctx context.Context, v any) (model.ReflectionReason, error) {
+	var res model.ReflectionReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReflectionReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReason(ctx context.Context, sel ast.SelectionSet, v model.ReflectionReason) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNReflectionReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReasonᚄ(ctx context.Context, v any) ([]model.ReflectionReason, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]model.ReflectionReason, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNReflectionReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReason(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNReflectionReason2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ReflectionReason) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNReflectionReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectionReason(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNResultReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResultReason(ctx context.Context, v any) (model.ResultReason, error) {
@@ -8633,6 +33606,21 @@ func (ec *executionContext) unmarshalNResultReason2githubᚗcomᚋtotalrecallᚋ
 
 func (ec *executionContext) marshalNResultReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResultReason(ctx context.Context, sel ast.SelectionSet, v model.ResultReason) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNSaveKnowledgeInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveKnowledgeInput(ctx context.Context, v any) (model.SaveKnowledgeInput, error) {
+	res, err := ec.unmarshalInputSaveKnowledgeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSaveSkillInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveSkillInput(ctx context.Context, v any) (model.SaveSkillInput, error) {
+	res, err := ec.unmarshalInputSaveSkillInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSaveWorkingStateInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSaveWorkingStateInput(ctx context.Context, v any) (model.SaveWorkingStateInput, error) {
+	res, err := ec.unmarshalInputSaveWorkingStateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNScope2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScope(ctx context.Context, sel ast.SelectionSet, v domain.Scope) graphql.Marshaler {
@@ -8691,6 +33679,136 @@ func (ec *executionContext) marshalNScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalr
 		return graphql.Null
 	}
 	return ec._Scope(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNScopeDeletion2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScopeDeletion(ctx context.Context, sel ast.SelectionSet, v domain.ScopeDeletion) graphql.Marshaler {
+	return ec._ScopeDeletion(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScopeDeletion2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScopeDeletion(ctx context.Context, sel ast.SelectionSet, v *domain.ScopeDeletion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ScopeDeletion(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSessionContext2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSessionContext(ctx context.Context, sel ast.SelectionSet, v model.SessionContext) graphql.Marshaler {
+	return ec._SessionContext(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSessionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSessionContext(ctx context.Context, sel ast.SelectionSet, v *model.SessionContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SessionContext(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSessionEndReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason(ctx context.Context, v any) (domain.SessionEndReason, error) {
+	var res domain.SessionEndReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionEndReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason(ctx context.Context, sel ast.SelectionSet, v domain.SessionEndReason) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSessionMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode(ctx context.Context, v any) (domain.SessionMode, error) {
+	var res domain.SessionMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode(ctx context.Context, sel ast.SelectionSet, v domain.SessionMode) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSkill2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v domain.Artifact) graphql.Marshaler {
+	return ec._Skill(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSkill2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Artifact) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Skill(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSkillConnection2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSkillConnection(ctx context.Context, sel ast.SelectionSet, v model.SkillConnection) graphql.Marshaler {
+	return ec._SkillConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSkillConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSkillConnection(ctx context.Context, sel ast.SelectionSet, v *model.SkillConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SkillConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType(ctx context.Context, v any) (domain.SkillType, error) {
+	var res domain.SkillType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType(ctx context.Context, sel ast.SelectionSet, v domain.SkillType) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNStoreMemoryInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐStoreMemoryInput(ctx context.Context, v any) (model.StoreMemoryInput, error) {
@@ -8762,6 +33880,24 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSupportView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐSupportView(ctx context.Context, sel ast.SelectionSet, v cortex.SupportView) graphql.Marshaler {
+	return ec._SupportView(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepResult2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSweepResult(ctx context.Context, sel ast.SelectionSet, v model.SweepResult) graphql.Marshaler {
+	return ec._SweepResult(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSweepResult(ctx context.Context, sel ast.SelectionSet, v *model.SweepResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SweepResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTier2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTier(ctx context.Context, v any) (domain.Tier, error) {
@@ -8930,6 +34066,210 @@ func (ec *executionContext) marshalNTraceNode2ᚖgithubᚗcomᚋtotalrecallᚋto
 
 func (ec *executionContext) marshalNTransactionContext2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTransactionContext(ctx context.Context, sel ast.SelectionSet, v domain.TransactionContext) graphql.Marshaler {
 	return ec._TransactionContext(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTransactionContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTransactionContext(ctx context.Context, sel ast.SelectionSet, v *domain.TransactionContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionContext(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTurnContext2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐTurnContextᚄ(ctx context.Context, sel ast.SelectionSet, v []*cortex.TurnContext) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNTurnContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐTurnContext(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTurnContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐTurnContext(ctx context.Context, sel ast.SelectionSet, v *cortex.TurnContext) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TurnContext(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkingMemory2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory(ctx context.Context, sel ast.SelectionSet, v model.WorkingMemory) graphql.Marshaler {
+	return ec._WorkingMemory(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory(ctx context.Context, sel ast.SelectionSet, v *model.WorkingMemory) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingMemory(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkingMemoryItem2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemoryItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkingMemoryItem) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNWorkingMemoryItem2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemoryItem(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingMemoryItem2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemoryItem(ctx context.Context, sel ast.SelectionSet, v *model.WorkingMemoryItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingMemoryItem(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkingState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v domain.Artifact) graphql.Marshaler {
+	return ec._WorkingState(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingState2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Artifact) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingState(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkingStateConnection2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingStateConnection(ctx context.Context, sel ast.SelectionSet, v model.WorkingStateConnection) graphql.Marshaler {
+	return ec._WorkingStateConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingStateConnection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingStateConnection(ctx context.Context, sel ast.SelectionSet, v *model.WorkingStateConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingStateConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -9185,6 +34525,111 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAgentSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAgentSession(ctx context.Context, sel ast.SelectionSet, v *domain.AgentSession) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgentSession(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAnalysisStatus2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus(ctx context.Context, v any) (*domain.AnalysisStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(domain.AnalysisStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnalysisStatus2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisStatus(ctx context.Context, sel ast.SelectionSet, v *domain.AnalysisStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOArchiveRecord2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArchiveRecord(ctx context.Context, sel ast.SelectionSet, v *domain.ArchiveRecord) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ArchiveRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, v any) (domain.ArtifactFamily, error) {
+	var res domain.ArtifactFamily
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, sel ast.SelectionSet, v domain.ArtifactFamily) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalOArtifactFamily2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamilyᚄ(ctx context.Context, v any) ([]domain.ArtifactFamily, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]domain.ArtifactFamily, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOArtifactFamily2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamilyᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.ArtifactFamily) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOAssociation2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAssociation(ctx context.Context, sel ast.SelectionSet, v *domain.Association) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -9287,6 +34732,29 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOConsolidationStrategy2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐConsolidationStrategy(ctx context.Context, v any) (*domain.ConsolidationStrategy, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(domain.ConsolidationStrategy)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOConsolidationStrategy2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐConsolidationStrategy(ctx context.Context, sel ast.SelectionSet, v *domain.ConsolidationStrategy) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalODigestReport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDigestReport(ctx context.Context, sel ast.SelectionSet, v *domain.DigestReport) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DigestReport(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalODirection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐDirection(ctx context.Context, v any) (*domain.Direction, error) {
 	if v == nil {
 		return nil, nil
@@ -9301,6 +34769,13 @@ func (ec *executionContext) marshalODirection2ᚖgithubᚗcomᚋtotalrecallᚋto
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode(ctx context.Context, sel ast.SelectionSet, v *domain.Episode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Episode(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
@@ -9330,6 +34805,42 @@ func (ec *executionContext) marshalOID2string(ctx context.Context, sel ast.Selec
 	_ = ctx
 	res := graphql.MarshalID(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -9384,6 +34895,86 @@ func (ec *executionContext) marshalOJSON2map(ctx context.Context, sel ast.Select
 	_ = ctx
 	res := graphql.MarshalMap(v)
 	return res
+}
+
+func (ec *executionContext) marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Knowledge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOKnowledgeFilter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐKnowledgeFilter(ctx context.Context, v any) (*model.KnowledgeFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKnowledgeFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOKnowledgeType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeTypeᚄ(ctx context.Context, v any) ([]domain.KnowledgeType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]domain.KnowledgeType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOKnowledgeType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.KnowledgeType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNKnowledgeType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeType(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOLifecycleState2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐLifecycleStateᚄ(ctx context.Context, v any) ([]domain.LifecycleState, error) {
@@ -9456,6 +35047,13 @@ func (ec *executionContext) marshalOMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotal
 		return graphql.Null
 	}
 	return ec._Memory(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMemoryEvent2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEvent(ctx context.Context, sel ast.SelectionSet, v *domain.Event) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MemoryEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOMemoryFilter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐMemoryFilter(ctx context.Context, v any) (*model.MemoryFilter, error) {
@@ -9547,11 +35145,138 @@ func (ec *executionContext) marshalOMemoryKind2ᚖgithubᚗcomᚋtotalrecallᚋt
 	return v
 }
 
+func (ec *executionContext) marshalOMindSession2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSession(ctx context.Context, sel ast.SelectionSet, v *domain.Session) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MindSession(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOReflectCriteria2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReflectCriteria(ctx context.Context, v any) (*model.ReflectCriteria, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputReflectCriteria(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScope(ctx context.Context, sel ast.SelectionSet, v *domain.Scope) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Scope(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSessionEndReason2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason(ctx context.Context, v any) (*domain.SessionEndReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(domain.SessionEndReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSessionEndReason2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionEndReason(ctx context.Context, sel ast.SelectionSet, v *domain.SessionEndReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode(ctx context.Context, v any) (*domain.SessionMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(domain.SessionMode)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode(ctx context.Context, sel ast.SelectionSet, v *domain.SessionMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Skill(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSkillFilter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐSkillFilter(ctx context.Context, v any) (*model.SkillFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSkillFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSkillType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillTypeᚄ(ctx context.Context, v any) ([]domain.SkillType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]domain.SkillType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOSkillType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SkillType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNSkillType2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSkillType(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -9705,6 +35430,13 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingState(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

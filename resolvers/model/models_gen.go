@@ -11,7 +11,18 @@ import (
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/recall"
 )
+
+// Pushed to a mind unasked. Every notification carries its TransactionContext.
+type Notification interface {
+	IsNotification()
+	GetID() string
+	GetScopeID() string
+	GetInstanceID() *string
+	GetTimestamp() time.Time
+	GetContext() *domain.TransactionContext
+}
 
 type AssociateInput struct {
 	SourceID  string                 `json:"sourceId"`
@@ -21,6 +32,62 @@ type AssociateInput struct {
 	Direction *domain.Direction      `json:"direction,omitempty"`
 	RequestID *string                `json:"requestId,omitempty"`
 	SessionID *string                `json:"sessionId,omitempty"`
+}
+
+// Sent when a mind has been in task mode for the configured time.
+type BreakNotification struct {
+	ID                string                     `json:"id"`
+	ScopeID           string                     `json:"scopeId"`
+	InstanceID        *string                    `json:"instanceId,omitempty"`
+	Timestamp         time.Time                  `json:"timestamp"`
+	Context           *domain.TransactionContext `json:"context"`
+	SessionID         string                     `json:"sessionId"`
+	MinutesInTaskMode int                        `json:"minutesInTaskMode"`
+	Suggestion        string                     `json:"suggestion"`
+}
+
+func (BreakNotification) IsNotification()                             {}
+func (this BreakNotification) GetID() string                          { return this.ID }
+func (this BreakNotification) GetScopeID() string                     { return this.ScopeID }
+func (this BreakNotification) GetInstanceID() *string                 { return this.InstanceID }
+func (this BreakNotification) GetTimestamp() time.Time                { return this.Timestamp }
+func (this BreakNotification) GetContext() *domain.TransactionContext { return this.Context }
+
+type DigestInput struct {
+	ScopeID string `json:"scopeId"`
+	// Scan the scope's refgraph and propose archivals with typed reasons.
+	Propose *bool `json:"propose,omitempty"`
+	// Archive these candidates (reversible).
+	Archive []string `json:"archive,omitempty"`
+	// Remove these, archived in an earlier pass.
+	Remove []string `json:"remove,omitempty"`
+	// The staleness window (default 30).
+	StaleAfterDays *float64 `json:"staleAfterDays,omitempty"`
+	RequestID      *string  `json:"requestId,omitempty"`
+	SessionID      *string  `json:"sessionId,omitempty"`
+}
+
+type EpisodeDefinitionInput struct {
+	Name string `json:"name"`
+	// Only events of this channel (default: every channel).
+	Channel  *string                `json:"channel,omitempty"`
+	Strategy domain.EpisodeStrategy `json:"strategy"`
+	// time_gap: {gap_seconds: N, scope: "thread"|"channel"|"all"}; the others take {}.
+	Config      map[string]any `json:"config,omitempty"`
+	Description *string        `json:"description,omitempty"`
+}
+
+type KnowledgeConnection struct {
+	Nodes       []*domain.Artifact `json:"nodes"`
+	EndCursor   *string            `json:"endCursor,omitempty"`
+	HasNextPage bool               `json:"hasNextPage"`
+	TotalCount  int                `json:"totalCount"`
+}
+
+type KnowledgeFilter struct {
+	Types  []domain.KnowledgeType  `json:"types,omitempty"`
+	Tags   []string                `json:"tags,omitempty"`
+	States []domain.LifecycleState `json:"states,omitempty"`
 }
 
 type MemoryConnection struct {
@@ -43,6 +110,22 @@ type MemoryFilter struct {
 type Mutation struct {
 }
 
+type PromptContext struct {
+	// One memory per line: - [TIER YYYY-MM-DD] content.
+	Text string `json:"text"`
+	// Estimated as bytes / 4, rounded up.
+	Tokens    int                  `json:"tokens"`
+	Truncated bool                 `json:"truncated"`
+	Memories  []*PromptContextItem `json:"memories"`
+}
+
+type PromptContextItem struct {
+	Memory    *domain.Memory `json:"memory"`
+	Relevance float64        `json:"relevance"`
+	Tokens    int            `json:"tokens"`
+	Truncated bool           `json:"truncated"`
+}
+
 type Query struct {
 }
 
@@ -54,6 +137,120 @@ type ReclassifyInput struct {
 	Reason    *string        `json:"reason,omitempty"`
 	RequestID *string        `json:"requestId,omitempty"`
 	SessionID *string        `json:"sessionId,omitempty"`
+}
+
+type ReferenceInput struct {
+	SourceID  string         `json:"sourceId"`
+	Type      domain.RefType `json:"type"`
+	TargetID  string         `json:"targetId"`
+	RequestID *string        `json:"requestId,omitempty"`
+	SessionID *string        `json:"sessionId,omitempty"`
+}
+
+type ReflectCriteria struct {
+	// Not stored, retrieved, claimed or reclassified for this many days.
+	StaleDays *float64 `json:"staleDays,omitempty"`
+	// Occurred within [from, to).
+	From *time.Time `json:"from,omitempty"`
+	To   *time.Time `json:"to,omitempty"`
+	// No association at least this strong (an unassociated memory always qualifies).
+	WeakAssociationsBelow *float64 `json:"weakAssociationsBelow,omitempty"`
+	// Only memories of these tiers.
+	Tiers []domain.Tier `json:"tiers,omitempty"`
+	Limit *int          `json:"limit,omitempty"`
+}
+
+type ReflectionCandidate struct {
+	Memory               *domain.Memory     `json:"memory"`
+	Reasons              []ReflectionReason `json:"reasons"`
+	LastReinforcedAt     time.Time          `json:"lastReinforcedAt"`
+	AssociationCount     int                `json:"associationCount"`
+	StrongestAssociation float64            `json:"strongestAssociation"`
+}
+
+type SaveKnowledgeInput struct {
+	ScopeID string `json:"scopeId"`
+	// Given: a new version of that page.
+	ID        *string              `json:"id,omitempty"`
+	Type      domain.KnowledgeType `json:"type"`
+	Title     string               `json:"title"`
+	Content   string               `json:"content"`
+	Tags      []string             `json:"tags,omitempty"`
+	Metadata  map[string]any       `json:"metadata,omitempty"`
+	RequestID *string              `json:"requestId,omitempty"`
+	SessionID *string              `json:"sessionId,omitempty"`
+}
+
+type SaveSkillInput struct {
+	ScopeID   string           `json:"scopeId"`
+	ID        *string          `json:"id,omitempty"`
+	Type      domain.SkillType `json:"type"`
+	Title     string           `json:"title"`
+	Content   string           `json:"content"`
+	Steps     []string         `json:"steps,omitempty"`
+	Tags      []string         `json:"tags,omitempty"`
+	Metadata  map[string]any   `json:"metadata,omitempty"`
+	RequestID *string          `json:"requestId,omitempty"`
+	SessionID *string          `json:"sessionId,omitempty"`
+}
+
+type SaveWorkingStateInput struct {
+	ScopeID   string         `json:"scopeId"`
+	ID        *string        `json:"id,omitempty"`
+	Title     *string        `json:"title,omitempty"`
+	Content   string         `json:"content"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	RequestID *string        `json:"requestId,omitempty"`
+	SessionID *string        `json:"sessionId,omitempty"`
+}
+
+// What do you refuse to lose? Sent when a session ends, however it ends.
+type SessionAuditPrompt struct {
+	ID              string                     `json:"id"`
+	ScopeID         string                     `json:"scopeId"`
+	InstanceID      *string                    `json:"instanceId,omitempty"`
+	Timestamp       time.Time                  `json:"timestamp"`
+	Context         *domain.TransactionContext `json:"context"`
+	Prompt          string                     `json:"prompt"`
+	EndedSessionID  string                     `json:"endedSessionId"`
+	Reason          domain.SessionEndReason    `json:"reason"`
+	DurationSeconds int                        `json:"durationSeconds"`
+	MemoriesStored  int                        `json:"memoriesStored"`
+	MemoryIds       []string                   `json:"memoryIds"`
+	Memories        []*domain.Memory           `json:"memories"`
+}
+
+func (SessionAuditPrompt) IsNotification()                             {}
+func (this SessionAuditPrompt) GetID() string                          { return this.ID }
+func (this SessionAuditPrompt) GetScopeID() string                     { return this.ScopeID }
+func (this SessionAuditPrompt) GetInstanceID() *string                 { return this.InstanceID }
+func (this SessionAuditPrompt) GetTimestamp() time.Time                { return this.Timestamp }
+func (this SessionAuditPrompt) GetContext() *domain.TransactionContext { return this.Context }
+
+// What a mind gets when it connects: welcome back, here is your context.
+type SessionContext struct {
+	SessionID string          `json:"sessionId"`
+	Session   *domain.Session `json:"session"`
+	// The scope's IDENTITY_CORE memories.
+	Identity    []*domain.Memory `json:"identity"`
+	AgentKernel *domain.Kernel   `json:"agentKernel"`
+	WorldKernel *domain.Kernel   `json:"worldKernel"`
+	// The scope's most recently ended session, null on the first.
+	LastSession *domain.Session `json:"lastSession,omitempty"`
+	Welcome     string          `json:"welcome"`
+}
+
+type SkillConnection struct {
+	Nodes       []*domain.Artifact `json:"nodes"`
+	EndCursor   *string            `json:"endCursor,omitempty"`
+	HasNextPage bool               `json:"hasNextPage"`
+	TotalCount  int                `json:"totalCount"`
+}
+
+type SkillFilter struct {
+	Types  []domain.SkillType      `json:"types,omitempty"`
+	Tags   []string                `json:"tags,omitempty"`
+	States []domain.LifecycleState `json:"states,omitempty"`
 }
 
 type StoreMemoryInput struct {
@@ -73,6 +270,36 @@ type StoreMemoryInput struct {
 type Subscription struct {
 }
 
+type SweepResult struct {
+	ScopeID           string       `json:"scopeId"`
+	Tier              *domain.Tier `json:"tier,omitempty"`
+	MemoriesEvaluated int          `json:"memoriesEvaluated"`
+	Demotions         int          `json:"demotions"`
+	// Memories whose stored score was rewritten without a tier change.
+	Rescored   int     `json:"rescored"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+// An unsolicited recollection: the result of a total recall the mind advised.
+type TotalRecallNotification struct {
+	ID              string                     `json:"id"`
+	ScopeID         string                     `json:"scopeId"`
+	InstanceID      *string                    `json:"instanceId,omitempty"`
+	Timestamp       time.Time                  `json:"timestamp"`
+	Context         *domain.TransactionContext `json:"context"`
+	Recalled        []*recall.RankedMemory     `json:"recalled"`
+	DepthReached    int                        `json:"depthReached"`
+	OriginRequestID string                     `json:"originRequestId"`
+	SourceMemoryIds []string                   `json:"sourceMemoryIds"`
+}
+
+func (TotalRecallNotification) IsNotification()                             {}
+func (this TotalRecallNotification) GetID() string                          { return this.ID }
+func (this TotalRecallNotification) GetScopeID() string                     { return this.ScopeID }
+func (this TotalRecallNotification) GetInstanceID() *string                 { return this.InstanceID }
+func (this TotalRecallNotification) GetTimestamp() time.Time                { return this.Timestamp }
+func (this TotalRecallNotification) GetContext() *domain.TransactionContext { return this.Context }
+
 type Trace struct {
 	RequestID string `json:"requestId"`
 	// Every message of the request, in order.
@@ -81,21 +308,164 @@ type Trace struct {
 	Roots []*cortex.TraceNode `json:"roots"`
 }
 
+// A scope's capacity-limited buffer of the memories most relevant to the current context.
+type WorkingMemory struct {
+	ScopeID   string               `json:"scopeId"`
+	Context   string               `json:"context"`
+	Capacity  int                  `json:"capacity"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+	Items     []*WorkingMemoryItem `json:"items"`
+}
+
+type WorkingMemoryItem struct {
+	Memory    *domain.Memory `json:"memory"`
+	Relevance float64        `json:"relevance"`
+	AddedAt   time.Time      `json:"addedAt"`
+}
+
+type WorkingStateConnection struct {
+	Nodes       []*domain.Artifact `json:"nodes"`
+	EndCursor   *string            `json:"endCursor,omitempty"`
+	HasNextPage bool               `json:"hasNextPage"`
+	TotalCount  int                `json:"totalCount"`
+}
+
+type ImportFormat string
+
+const (
+	// One LoCoMo conversation (JSON): a thread per session, an event per turn, an episode per session.
+	ImportFormatLocomo ImportFormat = "LOCOMO"
+	// JSON Lines events: timestamp, channel, content, direction, thread_id, source_id, ...
+	ImportFormatEvents ImportFormat = "EVENTS"
+	// JSON Lines agent transcripts: sessions, messages, turns, tool calls (or Claude Code lines).
+	ImportFormatAgentSessions ImportFormat = "AGENT_SESSIONS"
+)
+
+var AllImportFormat = []ImportFormat{
+	ImportFormatLocomo,
+	ImportFormatEvents,
+	ImportFormatAgentSessions,
+}
+
+func (e ImportFormat) IsValid() bool {
+	switch e {
+	case ImportFormatLocomo, ImportFormatEvents, ImportFormatAgentSessions:
+		return true
+	}
+	return false
+}
+
+func (e ImportFormat) String() string {
+	return string(e)
+}
+
+func (e *ImportFormat) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImportFormat(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImportFormat", str)
+	}
+	return nil
+}
+
+func (e ImportFormat) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImportFormat) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImportFormat) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ReflectionReason string
+
+const (
+	ReflectionReasonStale            ReflectionReason = "STALE"
+	ReflectionReasonInTimeSpan       ReflectionReason = "IN_TIME_SPAN"
+	ReflectionReasonWeaklyAssociated ReflectionReason = "WEAKLY_ASSOCIATED"
+)
+
+var AllReflectionReason = []ReflectionReason{
+	ReflectionReasonStale,
+	ReflectionReasonInTimeSpan,
+	ReflectionReasonWeaklyAssociated,
+}
+
+func (e ReflectionReason) IsValid() bool {
+	switch e {
+	case ReflectionReasonStale, ReflectionReasonInTimeSpan, ReflectionReasonWeaklyAssociated:
+		return true
+	}
+	return false
+}
+
+func (e ReflectionReason) String() string {
+	return string(e)
+}
+
+func (e *ReflectionReason) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ReflectionReason(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ReflectionReason", str)
+	}
+	return nil
+}
+
+func (e ReflectionReason) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ReflectionReason) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ReflectionReason) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type ResultReason string
 
 const (
 	ResultReasonText        ResultReason = "TEXT"
 	ResultReasonAssociation ResultReason = "ASSOCIATION"
+	ResultReasonContext     ResultReason = "CONTEXT"
+	ResultReasonVector      ResultReason = "VECTOR"
 )
 
 var AllResultReason = []ResultReason{
 	ResultReasonText,
 	ResultReasonAssociation,
+	ResultReasonContext,
+	ResultReasonVector,
 }
 
 func (e ResultReason) IsValid() bool {
 	switch e {
-	case ResultReasonText, ResultReasonAssociation:
+	case ResultReasonText, ResultReasonAssociation, ResultReasonContext, ResultReasonVector:
 		return true
 	}
 	return false

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/graph"
+)
+
+// benchDigest is `totalrecall bench digest`: a propose pass over one scope of n artifacts with
+// about refs references each, timed beside the raw DQL reads of the same refgraph (the very
+// queries the pass runs, answered and not decoded) in the same run: on the embedded engine,
+// and on a Dgraph cluster as well when --cluster names one.
+func benchDigest(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("bench digest", flag.ContinueOnError)
+	n := fs.Int("n", 100000, "artifacts in the scope (70% memories, 20% knowledge pages, 10% skills)")
+	refs := fs.Int("refs", 5, "references per artifact")
+	rounds := fs.Int("rounds", 3, "timed passes of each kind (the median is printed)")
+	cluster := fs.String("cluster", "", "also measure on this Dgraph cluster (dgraph://HOST:PORT)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed passes (not the load) to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "totalrecall-bench-digest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded")}}
+	names := []string{"embedded"}
+	if *cluster != "" {
+		runs = append(runs, storeFlags{store: *cluster, index: filepath.Join(tmp, "cluster-index")})
+		names = append(names, "cluster")
+	}
+	fmt.Fprintf(stdout, "totalrecall bench digest — %d cores, %d artifacts, ~%d references each, median of %d passes\n\n",
+		runtimeCPUs(), *n, *refs, *rounds)
+	for i, sf := range runs {
+		prof := ""
+		if *cpuprofile != "" {
+			prof = *cpuprofile + "." + names[i]
+		}
+		if err := benchDigestOn(stdout, names[i], sf, *n, *refs, *rounds, prof); err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
+	return nil
+}
+
+func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int, cpuprofile string) error {
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, idx, cx, err := sf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	defer idx.Close()
+	defer cx.Close()
+	sc, err := cx.CreateScope(ctx, "bench digest", cortex.Meta{})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	live, edges, err := loadRefgraph(ctx, st, sc.ID, n, refs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "[%s] loaded %d artifacts (%d live, the rest tombstones of removed ones) and ~%d references in %s\n",
+		name, n, live, edges, time.Since(start).Round(time.Millisecond))
+
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var raw, pass []time.Duration
+	var rawBytes int
+	var rep *domain.DigestReport
+	rawRound := func() error {
+		t0 := time.Now()
+		rows, bytes, err := st.RawScanRefgraph(ctx, sc.ID)
+		if err != nil {
+			return err
+		}
+		raw = append(raw, time.Since(t0))
+		rawBytes = bytes
+		if rows < n {
+			return fmt.Errorf("raw scan read %d nodes, want at least %d", rows, n)
+		}
+		return nil
+	}
+	passRound := func() error {
+		t0 := time.Now()
+		var err error
+		if rep, err = cx.RunDigest(ctx, cortex.DigestInput{ScopeID: sc.ID, Propose: true}); err != nil {
+			return err
+		}
+		pass = append(pass, time.Since(t0))
+		return nil
+	}
+	// A warm-up read, then the two kinds alternate, each going first in turn.
+	if err := rawRound(); err != nil {
+		return err
+	}
+	raw = nil
+	for r := 0; r < rounds; r++ {
+		first, second := rawRound, passRound
+		if r%2 == 1 {
+			first, second = passRound, rawRound
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
+		}
+	}
+	if rep.Evaluated != live {
+		return fmt.Errorf("the pass evaluated %d artifacts, want %d", rep.Evaluated, live)
+	}
+	reasons := map[domain.ReasonCode]int{}
+	for _, p := range rep.Proposals {
+		for _, r := range p.Reasons {
+			reasons[r.Code]++
+		}
+	}
+	rawMed, passMed := median(raw), median(pass)
+	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s)\n", name, "digest propose pass (runDigest, report written)",
+		float64(rep.Evaluated)/passMed.Seconds(), passMed.Round(time.Millisecond))
+	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s, %.1f MB of JSON)\n", name, "raw baseline: the same DQL refgraph reads, undecoded",
+		float64(rep.Evaluated)/rawMed.Seconds(), rawMed.Round(time.Millisecond), float64(rawBytes)/1e6)
+	fmt.Fprintf(w, "[%s] proposals %d of %d (reasons: %s)\n", name, len(rep.Proposals), rep.Evaluated, fmtReasons(reasons))
+	// Leave nothing behind on a shared cluster.
+	t0 := time.Now()
+	del, err := cx.DeleteScope(ctx, sc.ID, cortex.Meta{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "[%s] deleted the bench scope (%d nodes, %d events) in %s\n\n", name, del.Nodes, del.Events, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+func fmtReasons(m map[domain.ReasonCode]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	out := ""
+	for i, k := range keys {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s %d", k, m[domain.ReasonCode(k)])
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// loadRefgraph writes n artifacts of the scope with about refs outgoing references each, in
+// batches of one mutation. References point at the batch's first 30% ("hubs"), so most
+// artifacts have no support; a third are old (stale), 5% archived, and 1% are tombstones of
+// removed artifacts, so some references are broken.
+func loadRefgraph(ctx context.Context, st *graph.Store, scopeID string, n, refs int) (live, edges int, err error) {
+	const batch = 10000
+	rng := rand.New(rand.NewPCG(4, 2))
+	now := time.Now().UTC()
+	old := now.Add(-365 * 24 * time.Hour)
+	for base := 0; base < n; base += batch {
+		k := min(batch, n-base)
+		objs := make([]map[string]any, k)
+		for i := 0; i < k; i++ {
+			used := now
+			if rng.IntN(3) == 0 {
+				used = old
+			}
+			state := string(domain.StateActive)
+			if rng.IntN(20) == 0 {
+				state = string(domain.StateArchived)
+			}
+			o := map[string]any{"uid": fmt.Sprintf("_:n%d", i), "tr.id": domain.NewID(), "tr.scope": scopeID}
+			switch r := rng.IntN(10); {
+			case rng.IntN(100) == 0:
+				o["tr.kind"], o["life.family"] = "Removed", "memory"
+			case r < 7:
+				o["tr.kind"], o["mem.content"], o["mem.kind"], o["mem.tier"] = "Memory", fmt.Sprintf("memory %d", base+i), "EPISODIC", "LONG_TERM"
+				o["mem.occurredAt"], o["mem.salience"], o["mem.state"], o["mem.version"] = used.Format(time.RFC3339Nano), 0.3, state, 1
+				o["mem.doc"] = `{"createdAt":"` + used.Format(time.RFC3339Nano) + `"}`
+			default:
+				kind, typ := "Knowledge", "FACT"
+				if r == 9 {
+					kind, typ = "Skill", "PROCEDURE"
+				}
+				o["tr.kind"], o["art.type"], o["art.state"], o["art.content"] = kind, typ, state, fmt.Sprintf("%s %d", kind, base+i)
+				o["art.updatedAt"], o["art.version"], o["art.doc"] = used.Format(time.RFC3339Nano), 1, `{"title":"t"}`
+			}
+			if o["tr.kind"] != "Removed" {
+				live++
+				hubs := max(1, k*3/10)
+				per := map[string][]map[string]any{}
+				for j := 0; j < refs; j++ {
+					t := rng.IntN(hubs)
+					if t == i {
+						continue
+					}
+					p := "ref." + string(domain.RefTypes[rng.IntN(len(domain.RefTypes))])
+					per[p] = append(per[p], map[string]any{"uid": fmt.Sprintf("_:n%d", t)})
+					edges++
+				}
+				for p, es := range per {
+					o[p] = es
+				}
+			}
+			objs[i] = o
+		}
+		if err := st.RawSetMany(ctx, objs); err != nil {
+			return 0, 0, err
+		}
+	}
+	return live, edges, nil
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/ledger"
+	"github.com/totalrecall/totalrecall/ingest"
+	"github.com/totalrecall/totalrecall/search"
+)
+
+// evalKs are the cut-offs of evidence recall.
+var evalKs = []int{1, 5, 10, 20}
+
+// locomoCategories names LoCoMo's answerable question categories.
+var locomoCategories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+// recallSums accumulates evidence recall@k over questions.
+type recallSums struct {
+	n   int
+	sum []float64
+}
+
+func (r *recallSums) add(ranked []string, evidence []string) {
+	if r.sum == nil {
+		r.sum = make([]float64, len(evalKs))
+	}
+	r.n++
+	for i, k := range evalKs {
+		top := map[string]bool{}
+		for _, id := range ranked[:min(k, len(ranked))] {
+			top[id] = true
+		}
+		hit := 0
+		for _, e := range evidence {
+			if top[e] {
+				hit++
+			}
+		}
+		r.sum[i] += float64(hit) / float64(len(evidence))
+	}
+}
+
+func (r *recallSums) at(i int) float64 {
+	if r.n == 0 {
+		return 0
+	}
+	return r.sum[i] / float64(r.n)
+}
+
+// evalResult is what one eval run measured.
+type evalResult struct {
+	Questions  int
+	Turns      int
+	Overall    *recallSums
+	ByCategory map[int]*recallSums
+	Raw        *recallSums
+	RawByCat   map[int]*recallSums
+	Latency    []time.Duration
+	RawLatency []time.Duration
+	// ImportTook and RawIndexing are medians over Rounds imports of every conversation.
+	ImportTook  time.Duration
+	RawIndexing time.Duration
+	Rounds      int
+}
+
+// rawBatchIndexing is the raw baseline of import: batch indexing of the same texts into a fresh
+// Bleve index, in batches of 1,000.
+func rawBatchIndexing(dir string, texts []domain.IndexDoc) (time.Duration, error) {
+	ix, err := bleve.New(dir, search.Mapping())
+	if err != nil {
+		return 0, err
+	}
+	defer ix.Close()
+	start := time.Now()
+	for i := 0; i < len(texts); i += 1000 {
+		b := ix.NewBatch()
+		for _, d := range texts[i:min(len(texts), i+1000)] {
+			if err := b.Index(d.ID, search.BleveDoc(d)); err != nil {
+				return 0, err
+			}
+		}
+		if err := ix.Batch(b); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// evalCmd is `totalrecall eval locomo DIR`: every conversation is imported into a scope of its
+// own through the normal import path, every category 1–4 question is asked as a search, and
+// evidence recall@1/5/10/20 is printed overall and per category, beside raw Bleve full-text
+// search of the same index, with search latency and import speed beside their raw baselines.
+func evalCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "locomo" {
+		return errors.New("eval: usage: totalrecall eval locomo [--store URI] DIR")
+	}
+	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
+	var sf storeFlags
+	fs.StringVar(&sf.store, "store", "", "graph store (default: a fresh embedded store in a temp folder)")
+	fs.StringVar(&sf.index, "index", "", "search index folder (default: in the temp folder)")
+	var mf modelFlags
+	mf.register(fs)
+	verbose := fs.Bool("v", false, "print every question whose evidence is missed at 10")
+	rounds := fs.Int("rounds", 1, "import the conversations this many times (into fresh scopes) and report the median speed")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("eval locomo: give the folder of LoCoMo conversations")
+	}
+	mc, err := mf.config()
+	if err != nil {
+		return err
+	}
+	sf.mnemonic = mc
+	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds)
+	if err != nil {
+		return err
+	}
+	printEval(stdout, res)
+	return nil
+}
+
+func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int) (*evalResult, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("eval: no *.json conversations in %s", dir)
+	}
+	tmp, err := os.MkdirTemp("", "totalrecall-eval-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if sf.store == "" {
+		sf.store = "file://" + tmp
+	}
+	if sf.index == "" && !strings.HasPrefix(sf.store, "file://") {
+		sf.index = filepath.Join(tmp, "index")
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, idx, cx, err := sf.open(ctx, logger)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	defer idx.Close()
+	defer cx.Close()
+
+	type conv struct {
+		c     *ingest.LoCoMo
+		scope string
+		dia   map[string]string // memory id → dia_id
+	}
+	out := &evalResult{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}, Raw: &recallSums{}, RawByCat: map[int]*recallSums{}}
+	var parsed []*ingest.LoCoMo
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		c, err := ingest.ParseLoCoMo(f, name)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for _, p := range c.Problems {
+			fmt.Fprintf(stderr, "%s: skipped %s: %s\n", name, p.Record, p.Message)
+		}
+		parsed = append(parsed, c)
+	}
+	// Each round imports every conversation into fresh scopes and indexes the same texts into a
+	// fresh raw Bleve index; the questions are asked of the last round's scopes.
+	var convs []conv
+	var importTimes, rawTimes []time.Duration
+	for round := 0; round < max(1, rounds); round++ {
+		convs = convs[:0]
+		var texts []domain.IndexDoc
+		turns := 0
+		var took time.Duration
+		for _, c := range parsed {
+			sc, err := cx.CreateScope(ctx, "locomo "+c.Name, cortex.Meta{})
+			if err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			res, err := ingest.Import(ctx, cx, sc.ID, ingest.LoCoMoSource(c), cortex.Meta{}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			took += time.Since(start)
+			turns += res.Imported
+			dia := map[string]string{}
+			for _, e := range c.Batch.Events {
+				id := ledger.EventID(sc.ID, ingest.AdapterLoCoMo, e.SourceID)
+				d, _ := e.Metadata["diaId"].(string)
+				dia[id] = d
+				texts = append(texts, domain.IndexDoc{ID: id, ScopeID: sc.ID, Content: ledger.Content(e.Speaker, e.Content),
+					Kind: domain.KindEpisodic, Tier: domain.TierActiveContext, State: domain.StateActive, OccurredAt: e.Timestamp, CreatedAt: e.Timestamp})
+			}
+			convs = append(convs, conv{c: c, scope: sc.ID, dia: dia})
+		}
+		out.Turns = turns
+		importTimes = append(importTimes, took)
+		raw, err := rawBatchIndexing(filepath.Join(tmp, fmt.Sprintf("raw-bleve-%d", round)), texts)
+		if err != nil {
+			return nil, err
+		}
+		rawTimes = append(rawTimes, raw)
+	}
+	out.ImportTook, out.RawIndexing = pct(importTimes, 50), pct(rawTimes, 50)
+	out.Rounds = len(importTimes)
+
+	maxK := evalKs[len(evalKs)-1]
+	for _, cv := range convs {
+		for _, q := range cv.c.Questions {
+			if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
+				continue
+			}
+			out.Questions++
+			t0 := time.Now()
+			rs, err := cx.Probe(ctx, cortex.SearchInput{ScopeID: cv.scope, Query: q.Question, MaxResults: maxK})
+			out.Latency = append(out.Latency, time.Since(t0))
+			if err != nil {
+				return nil, fmt.Errorf("search %q: %w", q.Question, err)
+			}
+			ranked := make([]string, 0, len(rs))
+			for _, r := range rs {
+				ranked = append(ranked, cv.dia[r.Memory.ID])
+			}
+			t0 = time.Now()
+			hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: maxK,
+				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
+			out.RawLatency = append(out.RawLatency, time.Since(t0))
+			if err != nil {
+				return nil, err
+			}
+			raw := make([]string, 0, len(hits))
+			for _, h := range hits {
+				raw = append(raw, cv.dia[h.ID])
+			}
+			for _, sums := range []*recallSums{out.Overall, cat(out.ByCategory, q.Category)} {
+				sums.add(ranked, q.Evidence)
+			}
+			for _, sums := range []*recallSums{out.Raw, cat(out.RawByCat, q.Category)} {
+				sums.add(raw, q.Evidence)
+			}
+			if verbose {
+				top := map[string]bool{}
+				for _, d := range ranked[:min(10, len(ranked))] {
+					top[d] = true
+				}
+				var missed []string
+				for _, e := range q.Evidence {
+					if !top[e] {
+						missed = append(missed, e)
+					}
+				}
+				if len(missed) > 0 {
+					fmt.Fprintf(stderr, "[%s c%d] %s — missed %v, top %v\n", cv.c.Name, q.Category, q.Question, missed, ranked[:min(5, len(ranked))])
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func cat(m map[int]*recallSums, c int) *recallSums {
+	if m[c] == nil {
+		m[c] = &recallSums{}
+	}
+	return m[c]
+}
+
+func printEval(w io.Writer, r *evalResult) {
+	fmt.Fprintf(w, "LoCoMo evidence recall — %d questions (categories 1–4), %d turns\n\n", r.Questions, r.Turns)
+	fmt.Fprintf(w, "%-24s", "")
+	for _, k := range evalKs {
+		fmt.Fprintf(w, " %8s", fmt.Sprintf("@%d", k))
+	}
+	fmt.Fprintf(w, "   %s\n", "raw Bleve @1/@5/@10/@20 (same index, same run)")
+	row := func(label string, s, raw *recallSums) {
+		fmt.Fprintf(w, "%-24s", label)
+		for i := range evalKs {
+			fmt.Fprintf(w, " %8.3f", s.at(i))
+		}
+		fmt.Fprintf(w, "   ")
+		for i := range evalKs {
+			fmt.Fprintf(w, "%.3f ", raw.at(i))
+		}
+		fmt.Fprintln(w)
+	}
+	row("overall", r.Overall, r.Raw)
+	for c := 1; c <= 4; c++ {
+		if s, ok := r.ByCategory[c]; ok {
+			row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-44s %12s   %s\n", "speed", "totalrecall", "raw baseline (same run)")
+	fmt.Fprintf(w, "%-44s %10.0f/s   %8.0f/s raw Bleve batch indexing of the same texts\n", fmt.Sprintf("import, end to end (turns; median of %d)", r.Rounds),
+		float64(r.Turns)/r.ImportTook.Seconds(), float64(r.Turns)/r.RawIndexing.Seconds())
+	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p50", ms(pct(r.Latency, 50)), ms(pct(r.RawLatency, 50)))
+	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p99", ms(pct(r.Latency, 99)), ms(pct(r.RawLatency, 99)))
+}

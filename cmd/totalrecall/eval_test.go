@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// locomoDir is the LoCoMo development set, beside the repository (never copied into it).
+var locomoDir = filepath.Join("..", "..", "..", "shared", "data", "locomo")
+
+// TestEvalLoCoMo runs `totalrecall eval locomo` on the development conversations and holds the
+// search to its bar: evidence recall@10 of at least 0.75, above raw full-text search of the same
+// index. It skips only when the data folder is absent.
+func TestEvalLoCoMo(t *testing.T) {
+	if _, err := os.Stat(locomoDir); err != nil {
+		t.Skipf("LoCoMo data not found at %s", locomoDir)
+	}
+	if raceEnabled || testing.Short() {
+		t.Skip("the evaluation measures quality, not races; it runs without -race and -short")
+	}
+	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at10, raw10 := res.Overall.at(2), res.Raw.at(2)
+	t.Logf("recall@10 %.3f (raw full text %.3f) over %d questions", at10, raw10, res.Questions)
+	if res.Questions < 300 {
+		t.Fatalf("%d questions, want the whole development set", res.Questions)
+	}
+	if at10 < 0.75 {
+		t.Fatalf("recall@10 = %.3f, want at least 0.75", at10)
+	}
+	if at10 < raw10+0.05 {
+		t.Fatalf("recall@10 = %.3f, not clearly above raw full text (%.3f)", at10, raw10)
+	}
+	for i := 1; i < len(evalKs); i++ {
+		if res.Overall.at(i) < res.Overall.at(i-1) {
+			t.Fatalf("recall@%d < recall@%d", evalKs[i], evalKs[i-1])
+		}
+	}
+	var out bytes.Buffer
+	printEval(&out, res)
+	for _, want := range []string{"overall", "multi-hop", "temporal", "open-domain", "single-hop", "search latency p50", "import, end to end"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestRecallSums(t *testing.T) {
+	var r recallSums
+	r.add([]string{"a", "x", "b"}, []string{"a", "b"})
+	r.add([]string{"x"}, []string{"c"})
+	// @1: (1/2 + 0)/2, @5: (2/2 + 0)/2.
+	if r.at(0) != 0.25 || r.at(1) != 0.5 || r.n != 2 {
+		t.Fatalf("sums = %+v", r)
+	}
+}

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"flag"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/subconscious"
+)
+
+// registerLivingFlags adds the Subconscious's timers and limits to serve (on by default there;
+// every other command, and tests, run without timers).
+func registerLivingFlags(fs *flag.FlagSet, lc *cortex.LivingConfig) {
+	sc := &lc.Subconscious
+	fs.DurationVar(&sc.DecayInterval, "decay-interval", time.Hour, "how often every scope is swept for decay (0: never)")
+	fs.DurationVar(&sc.SessionCheckInterval, "session-check", 15*time.Second, "how often sessions are checked for timeouts and breaks (0: never)")
+	fs.DurationVar(&sc.SessionTimeout, "session-timeout", subconscious.DefaultSessionTimeout, "a session without heartbeats for this long ends as TIMEOUT")
+	fs.DurationVar(&sc.BreakAfter, "break-after", subconscious.DefaultBreakAfter, "time in task mode before a BreakNotification")
+	fs.IntVar(&sc.RecallBurst, "recall-burst", subconscious.DefaultRecallBurst, "total recalls a mind may run at once")
+	fs.DurationVar(&sc.RecallRefill, "recall-refill", subconscious.DefaultRecallRefill, "one more total recall is allowed per this interval")
+}

@@ -1,0 +1,202 @@
+package cortex
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/domain/ledger"
+	"github.com/totalrecall/totalrecall/domain/recall"
+)
+
+// TurnContext is one past agent turn with what a new session needs of it (seed 001's
+// ForkContextBuilder): the turn, its session, its messages and its tool calls.
+type TurnContext struct {
+	Turn      *domain.AgentTurn       `json:"turn"`
+	Session   *domain.AgentSession    `json:"session"`
+	Messages  []*domain.AgentMessage  `json:"messages"`
+	ToolCalls []*domain.AgentToolCall `json:"toolCalls"`
+	// Score is the best search score of the turn's trimmed events.
+	Score  float64 `json:"score"`
+	Tokens int     `json:"tokens"`
+}
+
+// ForkContext is the context assembled for a new session that forks from past work.
+type ForkContext struct {
+	Query         string         `json:"query"`
+	RelevantTurns []*TurnContext `json:"relevantTurns"`
+	TotalTokens   int            `json:"totalTokens"`
+}
+
+// MaxForkTurns caps maxTurns.
+const MaxForkTurns = 100
+
+// ForkContext finds the past agent turns most relevant to query — searching their trimmed events
+// in the events ledger with the full ranking of search (hybrid when vectors exist) — and
+// assembles each with its session, messages and tool calls from the agents ledger, best first.
+// Errors: INVALID_ARGUMENT, NOT_FOUND.
+func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurns int, m Meta) (*ForkContext, error) {
+	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(query) == "" {
+		return nil, domain.FieldErrorf("query", "must not be empty")
+	}
+	if len(query) > 4096 {
+		return nil, domain.FieldErrorf("query", "is longer than 4096 bytes")
+	}
+	if err := hippocampus.CheckText("query", query); err != nil {
+		return nil, err
+	}
+	if maxTurns == 0 {
+		maxTurns = 10
+	}
+	if maxTurns < 0 || maxTurns > MaxForkTurns {
+		return nil, domain.FieldErrorf("maxTurns", "must be within 1..%d", MaxForkTurns)
+	}
+	as, err := c.agentStore()
+	if err != nil {
+		return nil, err
+	}
+	tc, err := c.open(m)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.store.Scope(ctx, scopeID); err != nil {
+		return nil, err
+	}
+	res, err := c.recall.Search(ctx, recall.Query{ScopeID: scopeID, Text: query, MaxResults: min(recallMax, maxTurns*4),
+		Filter: domain.MemoryFilter{Tags: []string{ledger.TagAgentTurn}}})
+	if err != nil {
+		return nil, err
+	}
+	var turnIDs []string
+	score := map[string]float64{}
+	for _, r := range res {
+		tid, _ := r.Memory.Metadata["agentTurnId"].(string)
+		if tid == "" {
+			continue
+		}
+		if _, ok := score[tid]; !ok {
+			turnIDs = append(turnIDs, tid)
+			score[tid] = r.Score
+		}
+		if len(turnIDs) == maxTurns {
+			break
+		}
+	}
+	out := &ForkContext{Query: query, RelevantTurns: []*TurnContext{}}
+	if len(turnIDs) > 0 {
+		turns, err := as.AgentTurns(ctx, turnIDs)
+		if err != nil {
+			return nil, err
+		}
+		byTurn := map[string]*domain.AgentTurn{}
+		var sessionIDs, msgIDs []string
+		for _, t := range turns {
+			if t.ScopeID != scopeID {
+				continue
+			}
+			byTurn[t.ID] = t
+			sessionIDs = append(sessionIDs, t.SessionID)
+			msgIDs = append(msgIDs, t.MessageIDs...)
+		}
+		sessions, err := as.AgentSessions(ctx, uniq(sessionIDs))
+		if err != nil {
+			return nil, err
+		}
+		bySession := map[string]*domain.AgentSession{}
+		for _, s := range sessions {
+			bySession[s.ID] = s
+		}
+		msgs, err := as.AgentMessages(ctx, msgIDs)
+		if err != nil {
+			return nil, err
+		}
+		byMsg := map[string]*domain.AgentMessage{}
+		for _, mm := range msgs {
+			byMsg[mm.ID] = mm
+		}
+		calls, err := as.SessionToolCalls(ctx, uniq(sessionIDs))
+		if err != nil {
+			return nil, err
+		}
+		callsOf := map[string][]*domain.AgentToolCall{}
+		for _, call := range calls {
+			callsOf[call.MessageID] = append(callsOf[call.MessageID], call)
+		}
+		for _, tid := range turnIDs {
+			t, ok := byTurn[tid]
+			if !ok {
+				continue
+			}
+			tcx := &TurnContext{Turn: t, Session: bySession[t.SessionID], Score: score[tid],
+				Messages: []*domain.AgentMessage{}, ToolCalls: []*domain.AgentToolCall{}}
+			for _, mid := range t.MessageIDs {
+				if mm := byMsg[mid]; mm != nil {
+					tcx.Messages = append(tcx.Messages, mm)
+					tcx.Tokens += ledger.EstimateTokens(mm.Content)
+				}
+				for _, call := range callsOf[mid] {
+					tcx.ToolCalls = append(tcx.ToolCalls, call)
+					tcx.Tokens += ledger.EstimateTokens(jsonText(call.Params)) + ledger.EstimateTokens(jsonText(call.Result))
+				}
+			}
+			out.RelevantTurns = append(out.RelevantTurns, tcx)
+			out.TotalTokens += tcx.Tokens
+		}
+	}
+	q := command(domain.MsgForkContextQuery, scopeID, "", tc, domain.CtxRecall, map[string]any{"query": query, "maxTurns": maxTurns,
+		"turns": len(out.RelevantTurns), "totalTokens": out.TotalTokens})
+	if err := c.store.AppendEvents(ctx, []*domain.Event{q}); err != nil {
+		return nil, err
+	}
+	c.log.Kick()
+	return out, nil
+}
+
+// recallMax bounds the search behind a fork context.
+const recallMax = 400
+
+func jsonText(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+// Probe ranks a scope's memories for a query exactly as SearchMemory does, without recording a
+// retrieval: no SearchQuery message, no MemoryAccessed, no salience gained. It is for evaluation,
+// where the questions are probes of the memory rather than a mind recalling, and one probe must
+// not bias the next. Errors: INVALID_ARGUMENT, NOT_FOUND.
+func (c *Cortex) Probe(ctx context.Context, in SearchInput) ([]*recall.RankedMemory, error) {
+	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, domain.FieldErrorf("query", "must not be empty")
+	}
+	if len(in.Query) > 4096 {
+		return nil, domain.FieldErrorf("query", "is longer than 4096 bytes")
+	}
+	if err := hippocampus.CheckText("query", in.Query); err != nil {
+		return nil, err
+	}
+	if in.MaxResults == 0 {
+		in.MaxResults = 10
+	}
+	if in.MaxResults < 0 || in.MaxResults > MaxSearchResults {
+		return nil, domain.FieldErrorf("maxResults", "must be within 1..%d", MaxSearchResults)
+	}
+	if _, err := c.store.Scope(ctx, in.ScopeID); err != nil {
+		return nil, err
+	}
+	return c.recall.Search(ctx, recall.Query{ScopeID: in.ScopeID, Text: in.Query, MaxResults: in.MaxResults,
+		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations})
+}

@@ -1,0 +1,192 @@
+package cortex
+
+import (
+	"context"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/salience"
+	"github.com/totalrecall/totalrecall/domain/subconscious"
+	"github.com/totalrecall/totalrecall/domain/synapse"
+)
+
+// The living memory's log consumers. Each follows the event log from its watermark in the graph
+// and commits every batch through LivingStore.Consume, which moves the watermark in the same
+// write: a batch is applied exactly once even with several servers on one graph, and a consumer
+// that restarts resumes where it committed. Reads happen before the write; the write keeps only
+// what is planned for events past the committed watermark.
+const (
+	consumerSalience     = "salience"
+	consumerSubconscious = "subconscious"
+)
+
+func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
+	l := c.living
+	start := func(name string) (uint64, error) {
+		w, found, err := l.store.ConsumerWatermark(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		if !found {
+			// First run on this graph: what came before was never this consumer's to score.
+			return c.log.Head(), nil
+		}
+		return w, nil
+	}
+	for _, cons := range []struct {
+		name string
+		fn   func(context.Context, []*domain.Event) error
+	}{
+		{consumerSalience, c.salienceBatch},
+		{consumerSubconscious, c.subconsciousBatch},
+	} {
+		from, err := start(cons.name)
+		if err != nil {
+			return err
+		}
+		name, fn := cons.name, cons.fn
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			_ = c.log.Follow(bg, from, func(ctx context.Context, evs []*domain.Event) error {
+				if err := fn(ctx, evs); err != nil {
+					if ctx.Err() == nil {
+						c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)
+					}
+					return err
+				}
+				return nil
+			})
+		}()
+	}
+	return nil
+}
+
+// fresh returns the events of evs after seq that keep selects.
+func fresh(evs []*domain.Event, seq uint64, keep func(domain.EventType) bool) []*domain.Event {
+	var out []*domain.Event
+	for _, e := range evs {
+		if e.Seq > seq && keep(e.Type) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// salienceBatch recomputes the scores of the memories a batch is about (Salience) and updates
+// the associations of reclassified memories (Synapse).
+func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
+	l := c.living
+	if len(fresh(evs, 0, salience.Consumed)) == 0 {
+		return nil
+	}
+	w, _, err := l.store.ConsumerWatermark(ctx, consumerSalience)
+	if err != nil {
+		return err
+	}
+	todo := fresh(evs, w, salience.Consumed)
+	if len(todo) == 0 {
+		return nil
+	}
+	rows, err := l.store.ScoreRows(ctx, salience.MemoryIDs(todo))
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*domain.ScoreRow, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	assocs := map[string][]*domain.Association{}
+	for _, e := range todo {
+		if e.Type != domain.EvMemoryReclassified {
+			continue
+		}
+		as, err := c.store.Associations(ctx, e.MemoryID, nil, 0)
+		if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+			return err
+		}
+		assocs[e.MemoryID] = as
+	}
+	var applied []*domain.Event
+	if _, err := l.store.Consume(ctx, consumerSalience, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
+		applied = fresh(todo, w, salience.Consumed)
+		ch := l.scorer.Plan(applied, byID)
+		now := c.now().UTC()
+		for _, e := range applied {
+			if e.Type == domain.EvMemoryReclassified {
+				sets, evs := synapse.Retier(e, assocs[e.MemoryID], now)
+				ch.Associations = append(ch.Associations, sets...)
+				ch.Events = append(ch.Events, evs...)
+			}
+		}
+		return ch, nil
+	}); err != nil {
+		return err
+	}
+	for _, e := range applied {
+		c.touches.add(e.ID(), domain.CtxSalience)
+		if e.Type == domain.EvMemoryReclassified {
+			c.touches.add(e.ID(), domain.CtxSynapse)
+		}
+	}
+	c.log.Kick()
+	return nil
+}
+
+// subconsciousBatch lets the Subconscious answer what it consumes: total recall advisories,
+// session ends (audit prompts), and the memories stored in sessions.
+func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) error {
+	l := c.living
+	if len(fresh(evs, 0, subconscious.Consumes)) == 0 {
+		return nil
+	}
+	w, _, err := l.store.ConsumerWatermark(ctx, consumerSubconscious)
+	if err != nil {
+		return err
+	}
+	todo := fresh(evs, w, subconscious.Consumes)
+	if len(todo) == 0 {
+		return nil
+	}
+	plans, touched, err := l.sub.Plan(ctx, todo)
+	if err != nil {
+		return err
+	}
+	if len(plans) == 0 && len(touched) == 0 {
+		return nil
+	}
+	var applied []*domain.Event
+	if _, err := l.store.Consume(ctx, consumerSubconscious, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
+		applied = fresh(todo, w, subconscious.Consumes)
+		ch := &domain.Changes{}
+		for _, e := range applied {
+			ch.Merge(plans[e.ID()])
+		}
+		return ch, nil
+	}); err != nil {
+		return err
+	}
+	isTouched := make(map[string]bool, len(touched))
+	for _, id := range touched {
+		isTouched[id] = true
+	}
+	for _, e := range applied {
+		if isTouched[e.ID()] {
+			c.touches.add(e.ID(), domain.CtxSubconscious)
+		}
+	}
+	c.log.Kick()
+	return nil
+}
+
+// record queues messages (and the retrievals they caused) to be written off the caller's path,
+// in the batches of the search accesses.
+func (r *accessRecorder) record(evs []*domain.Event, acc []domain.Access) {
+	r.mu.Lock()
+	r.acc = append(r.acc, acc...)
+	r.evs = append(r.evs, evs...)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}

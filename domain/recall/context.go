@@ -1,0 +1,433 @@
+package recall
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/timex"
+)
+
+// Ranking in context. When the store knows what surrounds a memory (domain.RecallContextReader:
+// its episodes and TEMPORAL neighbours, and the persons of the scope), text hits are ranked with
+// what the memory system knows besides the words:
+//
+//	t(d)  = bm25(d) / best bm25 of the query                  the text relevance, 0..1
+//	n(d)  = max over TEMPORAL neighbours j of strength·t(j)    the conversation around d matches
+//	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
+//	                                                           d's episode is about the query
+//	r(d)  = t(d) + Wn·n(d) + We·e(d)                          Wn = 0.5, We = 0.4
+//	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope),
+//	        else 1                                            Wp = 0.6
+//	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
+//	        ("on 3 June, 2023", "in July 2023", "in 2022", "in June"), falling to 0 at a week
+//	        outside it                                        Wc = 1.0
+//	text  = r·p·c / max over candidates of r·p·c
+//	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
+//
+// Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
+// the plain one: Wt·bm25/best + Ws·salience. Candidates are the best PoolSize text hits, plus
+// the best hits inside the query's time windows.
+//
+// Hybrid search. When an Embedder is configured and the scope has vectors, the query is embedded
+// and its nearest memories fused with the ranking above by reciprocal rank fusion:
+//
+//	h(d)  = 1/(K + rank_text(d)) + 1/(K + rank_vector(d))     K = 60, a missing rank adds 0
+//	text  = (h − min h) / (max h − min h)                     over the candidates, so the fused
+//	                                                          relevance spreads over 0..1 as
+//	                                                          text relevance does
+//	score = Wt·text + Ws·salience
+//
+// Memories found only by their vector have reason VECTOR.
+const (
+	WNeighbour = 0.5
+	WEpisode   = 0.4
+	WPerson    = 0.6
+	WTimeCue   = 1.0
+	RRFK       = 60.0
+	// SeedSize is how many of the best text hits seed the candidates (at least 2 × maxResults).
+	SeedSize = 100
+	// EpisodeFanout is how many of the best matching episodes lend all their members as
+	// candidates.
+	EpisodeFanout = 3
+	// TextPool is how many text hits are scored: neighbours and episodes of candidates may rank
+	// below the seeds and still say the conversation around them matches.
+	TextPool = 1000
+	// TimeCueSlack is how far outside a named window a memory still gets part of the boost.
+	TimeCueSlack = 7 * 24 * time.Hour
+)
+
+// Reasons of hits ranked in context.
+const (
+	// ReasonVector marks a memory found only by the nearness of its vector to the query's.
+	ReasonVector Reason = "VECTOR"
+	// ReasonContext marks a memory found through what surrounds a text hit (its temporal
+	// neighbours, the episode that matches) without matching the words itself.
+	ReasonContext Reason = "CONTEXT"
+)
+
+func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFilter, cr domain.RecallContextReader) ([]*RankedMemory, error) {
+	limit := q.MaxResults
+	all, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: max(TextPool, 3*limit), Filter: f})
+	if err != nil {
+		return nil, err
+	}
+	// Every hit's text score, normalised by the best.
+	textOf := make(map[string]float64, len(all))
+	best := 0.0
+	if len(all) > 0 {
+		best = all[0].Score
+	}
+	cues := timex.Absolute(q.Text)
+	// The best hits inside the windows the query names join the seeds: the text alone may rank
+	// them low.
+	var windowHits []domain.IndexHit
+	for _, w := range cues {
+		if w.Grain == timex.AnyYearMonth {
+			continue
+		}
+		from, to := w.From.Add(-TimeCueSlack), w.To.Add(TimeCueSlack)
+		wf := f
+		if wf.From == nil || wf.From.Before(from) {
+			wf.From = &from
+		}
+		if wf.To == nil || wf.To.After(to) {
+			wf.To = &to
+		}
+		more, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: max(SeedSize/2, limit), Filter: wf})
+		if err != nil {
+			return nil, err
+		}
+		windowHits = append(windowHits, more...)
+		for _, h := range more {
+			best = max(best, h.Score)
+		}
+	}
+	pool := append(all, windowHits...)
+	floor := best
+	for _, h := range pool {
+		floor = min(floor, h.Score)
+	}
+	if len(pool) < 2 || floor >= best {
+		floor = 0
+	}
+	if best > 0 {
+		for _, h := range pool {
+			textOf[h.ID] = max(textOf[h.ID], (h.Score-floor)/(best-floor))
+		}
+	}
+	var seeds []string
+	isCand := map[string]bool{}
+	addCand := func(id string) bool {
+		if isCand[id] {
+			return false
+		}
+		isCand[id] = true
+		seeds = append(seeds, id)
+		return true
+	}
+	for _, h := range all[:min(len(all), max(SeedSize, 2*limit))] {
+		addCand(h.ID)
+	}
+	for _, h := range windowHits {
+		addCand(h.ID)
+	}
+	vec, err := r.vectorHits(ctx, q, max(SeedSize, 3*limit))
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range vec {
+		addCand(h.MemoryID)
+	}
+	if len(seeds) == 0 {
+		return []*RankedMemory{}, nil
+	}
+	// The seeds' memories and the persons the query names load while the context is read.
+	var wg sync.WaitGroup
+	var seedMems []*domain.Memory
+	var persons map[string]bool
+	var memErr, personErr error
+	first := append([]string(nil), seeds...)
+	wg.Add(2)
+	go func() { defer wg.Done(); seedMems, memErr = r.Store.Memories(ctx, first) }()
+	go func() { defer wg.Done(); persons, personErr = r.queryPersons(ctx, q, cr) }()
+	mctx, err := cr.MemoryContexts(ctx, q.ScopeID, seeds)
+	if err != nil {
+		wg.Wait()
+		return nil, err
+	}
+	// Episodes: how much of each episode of the seeds matches the query, over all its members.
+	energy := map[string]float64{}
+	members := map[string][]string{}
+	if es, ok := r.Store.(domain.EpisodeStore); ok {
+		var epIDs []string
+		seen := map[string]bool{}
+		for _, mc := range mctx {
+			for _, e := range mc.Episodes {
+				if !seen[e] {
+					seen[e] = true
+					epIDs = append(epIDs, e)
+				}
+			}
+		}
+		if len(epIDs) > 0 {
+			eps, err := es.Episodes(ctx, q.ScopeID, domain.EpisodeFilter{IDs: epIDs, WithItems: true})
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range eps {
+				members[e.ID] = e.Items
+				for _, it := range e.Items {
+					energy[e.ID] += textOf[it] * textOf[it]
+				}
+			}
+		}
+	}
+	bestEnergy := 0.0
+	for _, v := range energy {
+		bestEnergy = max(bestEnergy, v)
+	}
+	// More candidates: the temporal neighbours of the seeds, and the members of the episodes that
+	// match best — the conversation around what the words found.
+	n0 := len(seeds)
+	for _, id := range seeds[:n0] {
+		if mc := mctx[id]; mc != nil {
+			for _, nb := range mc.Temporal {
+				if nb.Strength >= MinStrength {
+					addCand(nb.ID)
+				}
+			}
+		}
+	}
+	for _, e := range topKeys(energy, EpisodeFanout) {
+		for _, it := range members[e] {
+			addCand(it)
+		}
+	}
+	ms := []*domain.Memory{}
+	if len(seeds) > n0 {
+		var more map[string]*domain.MemoryContext
+		var moreMems []*domain.Memory
+		var moreErr error
+		wg.Add(1)
+		go func() { defer wg.Done(); moreMems, moreErr = r.Store.Memories(ctx, seeds[n0:]) }()
+		more, err := cr.MemoryContexts(ctx, q.ScopeID, seeds[n0:])
+		wg.Wait()
+		if err != nil {
+			return nil, err
+		}
+		if moreErr != nil {
+			return nil, moreErr
+		}
+		for id, mc := range more {
+			mctx[id] = mc
+		}
+		ms = append(ms, moreMems...)
+	} else {
+		wg.Wait()
+	}
+	if memErr != nil {
+		return nil, memErr
+	}
+	if personErr != nil {
+		return nil, personErr
+	}
+	ms = append(seedMems, ms...)
+	vecOnly := map[string]bool{}
+	for _, h := range vec {
+		if _, ok := textOf[h.MemoryID]; !ok {
+			vecOnly[h.MemoryID] = true
+		}
+	}
+	var cands []*RankedMemory
+	for _, m := range ms {
+		if m.ScopeID != q.ScopeID || !keep(m, f) {
+			continue // deleted, changed since indexed, or filtered
+		}
+		rm := &RankedMemory{Memory: m, Reason: ReasonText, TextScore: textOf[m.ID], Salience: m.Salience}
+		if vecOnly[m.ID] {
+			rm.Reason = ReasonVector
+		}
+		cands = append(cands, rm)
+	}
+	if len(cands) == 0 {
+		return []*RankedMemory{}, nil
+	}
+	rel := make(map[*RankedMemory]float64, len(cands))
+	top := 0.0
+	for _, c := range cands {
+		v := c.TextScore
+		if mc := mctx[c.Memory.ID]; mc != nil {
+			nb := 0.0
+			for _, n := range mc.Temporal {
+				nb = max(nb, n.Strength*textOf[n.ID])
+			}
+			ep := 0.0
+			if bestEnergy > 0 {
+				for _, e := range mc.Episodes {
+					ep = max(ep, energy[e]/bestEnergy)
+				}
+			}
+			v += WNeighbour*nb + WEpisode*ep
+		}
+		if len(persons) > 0 {
+			if sp, _ := c.Memory.Metadata[domain.MetaSpeaker].(string); sp != "" && persons[strings.ToLower(sp)] {
+				v *= 1 + WPerson
+			}
+		}
+		if len(cues) > 0 {
+			near := 0.0
+			for _, w := range cues {
+				near = max(near, w.Near(c.Memory.OccurredAt, TimeCueSlack))
+			}
+			v *= 1 + WTimeCue*near
+		}
+		rel[c] = v
+		top = max(top, v)
+	}
+	for _, c := range cands {
+		if top > 0 {
+			c.TextScore = rel[c] / top
+		}
+		c.Score = WText*c.TextScore + WSalience*c.Salience
+		if c.Reason == ReasonText && textOf[c.Memory.ID] == 0 {
+			c.Reason = ReasonContext
+		}
+	}
+	if len(vec) > 0 {
+		fuse(cands, vec)
+	}
+	sortRanked(cands)
+	order := cands
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	if q.IncludeAssociations {
+		seen := make(map[string]*RankedMemory, len(order))
+		for _, c := range order {
+			seen[c.Memory.ID] = c
+		}
+		return r.spread(ctx, q, f, order, seen)
+	}
+	return order, nil
+}
+
+// topKeys returns the n keys of m with the largest values (ties by key).
+func topKeys(m map[string]float64, n int) []string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys[:min(n, len(keys))]
+}
+
+// fuse reranks candidates by reciprocal rank fusion of their context ranking and vector ranking.
+func fuse(cands []*RankedMemory, vec []domain.VectorHit) {
+	sortRanked(cands)
+	textRank := make(map[string]int, len(cands))
+	n := 0
+	for _, c := range cands {
+		if c.Reason != ReasonVector {
+			n++
+			textRank[c.Memory.ID] = n
+		}
+	}
+	vecRank := make(map[string]int, len(vec))
+	for i, h := range vec {
+		vecRank[h.MemoryID] = i + 1
+	}
+	h := make(map[*RankedMemory]float64, len(cands))
+	top, bottom := 0.0, math.Inf(1)
+	for _, c := range cands {
+		v := 0.0
+		if k, ok := textRank[c.Memory.ID]; ok {
+			v += 1 / (RRFK + float64(k))
+		}
+		if k, ok := vecRank[c.Memory.ID]; ok {
+			v += 1 / (RRFK + float64(k))
+		}
+		h[c] = v
+		top, bottom = max(top, v), min(bottom, v)
+	}
+	for _, c := range cands {
+		c.TextScore = 1
+		if top > bottom {
+			c.TextScore = (h[c] - bottom) / (top - bottom)
+		}
+		c.Score = WText*c.TextScore + WSalience*c.Salience
+	}
+}
+
+// vectorHits embeds the query and finds its nearest memories, when an embedder is configured and
+// the scope has vectors.
+func (r *Recall) vectorHits(ctx context.Context, q Query, k int) ([]domain.VectorHit, error) {
+	if r.Embedder == nil {
+		return nil, nil
+	}
+	vs, ok := r.Store.(domain.VectorStore)
+	if !ok {
+		return nil, nil
+	}
+	has, err := vs.HasEmbeddings(ctx, q.ScopeID)
+	if err != nil || !has {
+		return nil, err
+	}
+	v, err := r.Embedder.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, err
+	}
+	if len(v) != 1 || len(v[0]) == 0 || !finite(v[0]) {
+		return nil, domain.Errorf(domain.EUNAVAILABLE, "the embedder returned no vector for the query")
+	}
+	return vs.SimilarMemories(ctx, q.ScopeID, v[0], k)
+}
+
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// queryPersons returns the persons of the scope the query names, lower-cased.
+func (r *Recall) queryPersons(ctx context.Context, q Query, cr domain.RecallContextReader) (map[string]bool, error) {
+	names, err := cr.ScopePersons(ctx, q.ScopeID)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(q.Text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '-'
+	}) {
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		words[strings.Trim(w, "'’-")] = true
+	}
+	lq := " " + strings.ToLower(q.Text) + " "
+	out := map[string]bool{}
+	for _, n := range names {
+		ln := strings.ToLower(n)
+		if words[ln] || (strings.Contains(ln, " ") && strings.Contains(lq, " "+ln)) {
+			out[ln] = true
+		}
+	}
+	// A query about every person it names gains nothing from favouring each of them.
+	if len(out) > 1 && len(out) == len(names) {
+		return nil, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package salience
+
+import (
+	"testing"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+func evAt(typ domain.EventType, memoryID string, at time.Time) *domain.Event {
+	id := domain.NewID()
+	return &domain.Event{Type: typ, ScopeID: "s", MemoryID: memoryID, Context: domain.TransactionContext{SessionID: "sess",
+		RequestID: "req-" + string(typ), MessageID: id, CausationID: id, Timestamp: at, SourceContext: domain.CtxHippocampus}}
+}
+
+func TestScorerPlan(t *testing.T) {
+	now := t0.Add(time.Hour)
+	s := &Scorer{Params: DefaultParams(), Now: func() time.Time { return now }}
+	stored := &domain.ScoreRow{ID: "m1", ScopeID: "s", Tier: domain.TierLongTerm, Importance: 1, Version: 1, Salience: Initial(1)}
+	accessed := &domain.ScoreRow{ID: "m2", ScopeID: "s", Tier: domain.TierLongTerm, Importance: 1, AccessCount: 1, Version: 3,
+		Scored: true, Potential: Initial(1), Recency: 0.2, ScoredAt: t0.Add(-30 * day), Salience: 0.1}
+	assoc := &domain.ScoreRow{ID: "m3", ScopeID: "s", Tier: domain.TierActiveContext, Connectivity: 0.5, Version: 2,
+		Scored: true, Potential: 0.25, Recency: 0.5, ScoredAt: t0.Add(-7 * day), Salience: 0.125}
+	rows := map[string]*domain.ScoreRow{"m1": stored, "m2": accessed, "m3": assoc}
+	evs := []*domain.Event{
+		evAt(domain.EvMemoryStored, "m1", t0),
+		evAt(domain.EvMemoryAccessed, "m2", t0),
+		evAt(domain.EvAssociationWeakened, "m3", t0),
+		evAt(domain.EvMemoryClaimed, "gone", t0), // deleted since: no row
+		evAt(domain.EvTierDemoted, "m1", t0),     // not consumed
+	}
+	ch := s.Plan(evs, rows)
+	if len(ch.Scores) != 3 {
+		t.Fatalf("%d updates, want 3", len(ch.Scores))
+	}
+	by := map[string]domain.ScoreUpdate{}
+	for _, u := range ch.Scores {
+		by[u.MemoryID] = u
+	}
+	// Stored: reinforced, scored, never promoted by being stored.
+	u := by["m1"]
+	if u.Tier != "" || u.Recency == nil || *u.Recency != 1 || u.ReinforcedAt == nil || !u.ReinforcedAt.Equal(t0) || len(u.Events) != 1 {
+		t.Fatalf("stored update = %+v", u)
+	}
+	if want := Initial(1) * s.Params.Decay(1, t0, now, domain.TierLongTerm, false); !near(u.Salience, want) {
+		t.Fatalf("stored score %v, want %v", u.Salience, want)
+	}
+	sc := u.Events[0]
+	if sc.Type != domain.EvSalienceScored || sc.Context.CausationID != evs[0].Context.MessageID || sc.Context.RequestID != evs[0].Context.RequestID ||
+		sc.Context.SourceContext != domain.CtxSalience || !sc.Context.Complete() || sc.MemoryID != "" || sc.Payload["memoryId"] != "m1" {
+		t.Fatalf("SalienceScored = %+v", sc)
+	}
+	// Accessed: the score rises past ACTIVE_CONTEXT's promotion threshold.
+	u = by["m2"]
+	if u.Tier != domain.TierActiveContext || u.ExpectVersion != 3 || len(u.Events) != 2 || u.Events[1].Type != domain.EvTierPromoted ||
+		u.Events[1].Context.CausationID != u.Events[0].Context.MessageID || u.Events[1].MemoryID != "m2" {
+		t.Fatalf("accessed update = %+v", u)
+	}
+	if u.Events[1].Touches[0].Context != domain.CtxHippocampus {
+		t.Fatal("TierPromoted is applied by the Hippocampus in the same write")
+	}
+	// Association weakened: the potential changes, the recency keeps decaying from its checkpoint.
+	u = by["m3"]
+	if *u.Recency != 0.5 || !u.ScoredAt.Equal(t0.Add(-7*day)) || u.ReinforcedAt != nil || u.Tier != "" {
+		t.Fatalf("association update must keep the checkpoint: %+v", u)
+	}
+	wantP := Potential(Features{Connectivity: 0.5})
+	if want := wantP * s.Params.Decay(0.5, t0.Add(-7*day), now, domain.TierActiveContext, false); !near(u.Salience, want) || !near(*u.Potential, wantP) {
+		t.Fatalf("association score %v (potential %v), want %v", u.Salience, *u.Potential, want)
+	}
+}
+
+func TestScorerOneScorePerMemoryCausedByItsLastEvent(t *testing.T) {
+	s := &Scorer{Params: DefaultParams(), Now: func() time.Time { return t0 }}
+	rows := map[string]*domain.ScoreRow{"m": {ID: "m", ScopeID: "s", Tier: domain.TierActiveContext, Version: 1}}
+	first, last := evAt(domain.EvMemoryStored, "m", t0), evAt(domain.EvMemoryClaimed, "m", t0.Add(time.Minute))
+	ch := s.Plan([]*domain.Event{first, last}, rows)
+	if len(ch.Scores) != 1 || ch.Scores[0].Events[0].Context.CausationID != last.Context.MessageID || !ch.Scores[0].ReinforcedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("plan = %+v", ch.Scores)
+	}
+	if ids := MemoryIDs([]*domain.Event{first, last, evAt(domain.EvSalienceScored, "x", t0)}); len(ids) != 1 || ids[0] != "m" {
+		t.Fatalf("MemoryIDs = %v", ids)
+	}
+}

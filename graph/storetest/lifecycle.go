@@ -1,0 +1,684 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// The conformance tests of domain.LifecycleStore (seed 004's lifecycle).
+
+func lifecycleTests() []struct {
+	name string
+	fn   func(*testing.T, domain.Store)
+} {
+	return []struct {
+		name string
+		fn   func(*testing.T, domain.Store)
+	}{
+		{"LifecycleArtifactsRoundTrip", testArtifactsRoundTrip},
+		{"LifecycleArtifactListAndUpdate", testArtifactListAndUpdate},
+		{"LifecycleReferences", testReferences},
+		{"LifecycleReferenceCrossScopeRefused", testReferenceCrossScope},
+		{"LifecycleDigestArchiveRestoreRemove", testDigestWrites},
+		{"LifecycleDigestRefusalWritesNothing", testDigestRefusal},
+		{"LifecycleDeleteLeavesBrokenReferences", testDeleteTombstone},
+		{"LifecycleScanRefgraph", testScanRefgraph},
+		{"LifecycleDeleteScopeTouchesNoOtherScope", testDeleteScope},
+	}
+}
+
+func lifecycle(t *testing.T, st domain.Store) domain.LifecycleStore {
+	t.Helper()
+	ls, ok := st.(domain.LifecycleStore)
+	if !ok {
+		t.Fatal("store does not implement domain.LifecycleStore")
+	}
+	return ls
+}
+
+// NewArtifact builds an artifact of family in scope.
+func NewArtifact(scopeID string, family domain.ArtifactFamily, title string) *domain.Artifact {
+	a := &domain.Artifact{ID: domain.NewID(), ScopeID: scopeID, Family: family, Title: title, Content: "content of " + title,
+		Tags: []string{"t1"}, Metadata: map[string]any{"k": "v"}, State: domain.StateActive, CreatedAt: t0, UpdatedAt: t0, Version: 1}
+	switch family {
+	case domain.FamKnowledge:
+		a.Type = string(domain.KnowConcept)
+	case domain.FamSkill:
+		a.Type = string(domain.SkillProcedure)
+		a.Steps = []string{"first", "second"}
+	}
+	return a
+}
+
+func savedEvent(a *domain.Artifact) *domain.Event {
+	return &domain.Event{Type: domain.EvArtifactSaved, ScopeID: a.ScopeID, MemoryID: a.ID, Context: ctxFor("save"),
+		Payload: map[string]any{"family": string(a.Family)}}
+}
+
+func mustArtifacts(t *testing.T, st domain.Store, as ...*domain.Artifact) {
+	t.Helper()
+	evs := make([]*domain.Event, len(as))
+	for i, a := range as {
+		evs[i] = savedEvent(a)
+	}
+	if _, err := lifecycle(t, st).InsertArtifacts(context.Background(), domain.Request{}, as, evs); err != nil {
+		t.Fatalf("InsertArtifacts: %v", err)
+	}
+}
+
+func mustRef(t *testing.T, st domain.Store, src string, rt domain.RefType, dst string) {
+	t.Helper()
+	_, err := lifecycle(t, st).Reference(context.Background(), domain.Request{}, src, rt, dst, true, t0,
+		func(_, _ *domain.RefNode, _ *domain.Reference) ([]*domain.Event, error) { return nil, nil })
+	if err != nil {
+		t.Fatalf("Reference %s %s %s: %v", src, rt, dst, err)
+	}
+}
+
+func mustNode(t *testing.T, st domain.Store, id string) *domain.RefNode {
+	t.Helper()
+	n, err := lifecycle(t, st).Node(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Node %s: %v", id, err)
+	}
+	return n
+}
+
+func testArtifactsRoundTrip(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	var all []*domain.Artifact
+	for _, fam := range []domain.ArtifactFamily{domain.FamKnowledge, domain.FamSkill, domain.FamWorkingState} {
+		for _, s := range Nasty {
+			a := NewArtifact(sc.ID, fam, s)
+			a.Content, a.Tags, a.Metadata = s, []string{s}, map[string]any{s: s}
+			if fam == domain.FamSkill {
+				a.Steps = []string{s, s + "2"}
+			}
+			all = append(all, a)
+		}
+	}
+	mustArtifacts(t, st, all...)
+	ids := make([]string, len(all))
+	for i, a := range all {
+		ids[i] = a.ID
+	}
+	got, err := ls.Artifacts(ctx, append([]string{domain.NewID(), "junk"}, ids...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(all) {
+		t.Fatalf("loaded %d artifacts, want %d", len(got), len(all))
+	}
+	for i, a := range all {
+		g := got[i]
+		if g.ID != a.ID || g.Family != a.Family || g.Title != a.Title || g.Content != a.Content || g.Type != a.Type ||
+			len(g.Tags) != 1 || g.Tags[0] != a.Tags[0] || g.Metadata[a.Title] != a.Title || g.State != domain.StateActive ||
+			strings.Join(g.Steps, "|") != strings.Join(a.Steps, "|") || !g.UpdatedAt.Equal(t0) || !g.CreatedAt.Equal(t0) {
+			t.Fatalf("artifact %d round trip:\n got %+v\nwant %+v", i, g, a)
+		}
+	}
+	// Not a memory, and no memory is an artifact.
+	if ms, _ := st.Memories(ctx, ids); len(ms) != 0 {
+		t.Fatalf("artifacts load as memories")
+	}
+	// All or none; unknown scope; taken id.
+	bad := NewArtifact(domain.NewID(), domain.FamKnowledge, "orphan")
+	_, err = ls.InsertArtifacts(ctx, domain.Request{}, []*domain.Artifact{NewArtifact(sc.ID, domain.FamKnowledge, "fine"), bad}, nil)
+	wantCode(t, err, domain.ENOTFOUND)
+	_, err = ls.InsertArtifacts(ctx, domain.Request{}, []*domain.Artifact{all[0]}, nil)
+	wantCode(t, err, domain.ECONFLICT)
+	page, err := ls.ListArtifacts(ctx, sc.ID, domain.FamKnowledge, domain.ArtifactFilter{}, domain.Page{First: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.TotalCount != len(Nasty) {
+		t.Fatalf("knowledge pages = %d, want %d (a refused batch wrote something?)", page.TotalCount, len(Nasty))
+	}
+}
+
+func testArtifactListAndUpdate(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	var ks []*domain.Artifact
+	for i := 0; i < 12; i++ {
+		a := NewArtifact(sc.ID, domain.FamKnowledge, fmt.Sprint("page ", i))
+		a.UpdatedAt = t0.Add(time.Duration(i) * time.Minute)
+		if i%3 == 0 {
+			a.Type = string(domain.KnowFact)
+			a.Tags = []string{"t1", "fact"}
+		}
+		ks = append(ks, a)
+	}
+	mustArtifacts(t, st, ks...)
+	mustArtifacts(t, st, NewArtifact(sc.ID, domain.FamSkill, "a skill"))
+	// Pages: newest update first, no overlap, all of them.
+	var seen []string
+	after := ""
+	for {
+		p, err := ls.ListArtifacts(ctx, sc.ID, domain.FamKnowledge, domain.ArtifactFilter{}, domain.Page{First: 5, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range p.Artifacts {
+			seen = append(seen, a.Title)
+		}
+		if !p.HasNext {
+			break
+		}
+		after = p.EndCursor
+	}
+	if len(seen) != 12 || seen[0] != "page 11" || seen[11] != "page 0" {
+		t.Fatalf("pages = %v", seen)
+	}
+	for _, c := range []struct {
+		f    domain.ArtifactFilter
+		want int
+	}{
+		{domain.ArtifactFilter{Types: []string{string(domain.KnowFact)}}, 4},
+		{domain.ArtifactFilter{Tags: []string{"fact"}}, 4},
+		{domain.ArtifactFilter{Tags: []string{"fact", "t1"}}, 4},
+		{domain.ArtifactFilter{States: []domain.LifecycleState{domain.StateArchived}}, 0},
+		{domain.ArtifactFilter{States: []domain.LifecycleState{domain.StateActive}}, 12},
+	} {
+		p, err := ls.ListArtifacts(ctx, sc.ID, domain.FamKnowledge, c.f, domain.Page{First: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TotalCount != c.want || len(p.Artifacts) != c.want {
+			t.Fatalf("filter %+v: %d (%d), want %d", c.f, p.TotalCount, len(p.Artifacts), c.want)
+		}
+	}
+	_, err := ls.ListArtifacts(ctx, sc.ID, domain.FamKnowledge, domain.ArtifactFilter{}, domain.Page{After: "bogus"})
+	wantCode(t, err, domain.EINVALID)
+
+	// Update: tags replaced (not added to), version grows; an error writes nothing.
+	a := ks[0]
+	upd, err := ls.UpdateArtifact(ctx, domain.Request{}, a.ID, func(x *domain.Artifact) ([]*domain.Event, error) {
+		x.Tags = []string{"fact", "new"}
+		x.Content = "changed"
+		x.UpdatedAt = t0.Add(time.Hour)
+		return []*domain.Event{savedEvent(x)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := ls.Artifacts(ctx, []string{a.ID})
+	sort.Strings(got[0].Tags)
+	if upd.Version != 2 || got[0].Version != 2 || got[0].Content != "changed" || strings.Join(got[0].Tags, ",") != "fact,new" {
+		t.Fatalf("after update: %+v", got[0])
+	}
+	_, err = ls.UpdateArtifact(ctx, domain.Request{}, a.ID, func(x *domain.Artifact) ([]*domain.Event, error) {
+		x.Content = "never"
+		return nil, domain.Errorf(domain.ECONFLICT, "refused")
+	})
+	wantCode(t, err, domain.ECONFLICT)
+	if got, _ := ls.Artifacts(ctx, []string{a.ID}); got[0].Content != "changed" {
+		t.Fatalf("a refused update wrote %q", got[0].Content)
+	}
+	_, err = ls.UpdateArtifact(ctx, domain.Request{}, domain.NewID(), func(*domain.Artifact) ([]*domain.Event, error) { return nil, nil })
+	wantCode(t, err, domain.ENOTFOUND)
+}
+
+func refByID(rs []*domain.Reference, id string) *domain.Reference {
+	for _, r := range rs {
+		if r.RefID() == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func testReferences(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	m := NewMemory(sc.ID, "the user's birthday is March 3")
+	mustInsert(t, st, m)
+	k := NewArtifact(sc.ID, domain.FamKnowledge, "birthdays")
+	sk := NewArtifact(sc.ID, domain.FamSkill, "send greetings")
+	ws := NewArtifact(sc.ID, domain.FamWorkingState, "scratch")
+	mustArtifacts(t, st, k, sk, ws)
+	mustRef(t, st, k.ID, domain.RefDerivedFrom, m.ID)
+	mustRef(t, st, sk.ID, domain.RefDependsOn, k.ID)
+	mustRef(t, st, ws.ID, domain.RefCites, m.ID)
+	mustRef(t, st, k.ID, domain.RefCites, sc.WorldKernel.ID)
+
+	mn := mustNode(t, st, m.ID)
+	if mn.Family != domain.FamMemory || mn.State != domain.EndActive || len(mn.In) != 2 || len(mn.Out) != 0 {
+		t.Fatalf("memory node = %+v", mn)
+	}
+	r := refByID(mn.In, domain.ReferenceID(k.ID, domain.RefDerivedFrom, m.ID))
+	if r == nil || r.SourceFamily != domain.FamKnowledge || r.SourceState != domain.EndActive || !r.Supports() || !r.CreatedAt.Equal(t0) {
+		t.Fatalf("incoming derived_from = %+v", r)
+	}
+	if w := refByID(mn.In, domain.ReferenceID(ws.ID, domain.RefCites, m.ID)); w == nil || w.SourceState != domain.EndTransient || w.Supports() {
+		t.Fatalf("a working state's reference must not count as support: %+v", w)
+	}
+	kn := mustNode(t, st, k.ID)
+	if len(kn.Out) != 2 || len(kn.In) != 1 || kn.In[0].SourceID != sk.ID || kn.In[0].Type != domain.RefDependsOn {
+		t.Fatalf("knowledge node = %+v", kn)
+	}
+	if kr := refByID(kn.Out, domain.ReferenceID(k.ID, domain.RefCites, sc.WorldKernel.ID)); kr == nil || kr.TargetFamily != domain.FamWorldKernel || kr.TargetState != domain.EndActive {
+		t.Fatalf("reference to the world kernel = %+v", kr)
+	}
+	if kern := mustNode(t, st, sc.AgentKernel.ID); kern.Family != domain.FamAgentKernel {
+		t.Fatalf("kernel node = %+v", kern)
+	}
+	noop := func(_, _ *domain.RefNode, _ *domain.Reference) ([]*domain.Event, error) { return nil, nil }
+	_, err := ls.Reference(ctx, domain.Request{}, k.ID, domain.RefDerivedFrom, m.ID, true, t0, noop)
+	wantCode(t, err, domain.ECONFLICT)
+	_, err = ls.Reference(ctx, domain.Request{}, k.ID, domain.RefCites, k.ID, true, t0, noop)
+	wantCode(t, err, domain.EINVALID)
+	_, err = ls.Reference(ctx, domain.Request{}, k.ID, domain.RefCites, domain.NewID(), true, t0, noop)
+	wantCode(t, err, domain.ENOTFOUND)
+	_, err = ls.Reference(ctx, domain.Request{}, k.ID, domain.RefType("LIKES"), m.ID, true, t0, noop)
+	wantCode(t, err, domain.EINVALID)
+	// fn refuses: nothing written.
+	_, err = ls.Reference(ctx, domain.Request{}, k.ID, domain.RefSupports, m.ID, true, t0,
+		func(_, _ *domain.RefNode, _ *domain.Reference) ([]*domain.Event, error) {
+			return nil, domain.Errorf(domain.EFORBIDDEN, "no")
+		})
+	wantCode(t, err, domain.EFORBIDDEN)
+	if n := mustNode(t, st, m.ID); len(n.In) != 2 {
+		t.Fatalf("a refused reference was written: %d incoming", len(n.In))
+	}
+	// Removal.
+	if _, err := ls.Reference(ctx, domain.Request{}, ws.ID, domain.RefCites, m.ID, false, t0, noop); err != nil {
+		t.Fatal(err)
+	}
+	if n := mustNode(t, st, m.ID); len(n.In) != 1 {
+		t.Fatalf("after removing a reference: %d incoming", len(n.In))
+	}
+	_, err = ls.Reference(ctx, domain.Request{}, ws.ID, domain.RefCites, m.ID, false, t0, noop)
+	wantCode(t, err, domain.ENOTFOUND)
+	_, err = ls.Node(ctx, domain.NewID())
+	wantCode(t, err, domain.ENOTFOUND)
+}
+
+func testReferenceCrossScope(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	s1, s2 := mustScope(t, st), mustScope(t, st)
+	a := NewArtifact(s1.ID, domain.FamKnowledge, "mine")
+	x := NewArtifact(s2.ID, domain.FamKnowledge, "foreign")
+	mustArtifacts(t, st, a, x)
+	m2 := NewMemory(s2.ID, "foreign memory")
+	mustInsert(t, st, m2)
+	ran := false
+	fn := func(_, _ *domain.RefNode, _ *domain.Reference) ([]*domain.Event, error) {
+		ran = true
+		return nil, nil
+	}
+	for _, c := range []struct{ src, dst string }{{a.ID, x.ID}, {a.ID, m2.ID}, {m2.ID, a.ID}, {a.ID, s2.AgentKernel.ID}} {
+		for _, rt := range domain.RefTypes {
+			_, err := ls.Reference(ctx, domain.Request{}, c.src, rt, c.dst, true, t0, fn)
+			wantCode(t, err, domain.ECROSSSCOPE)
+		}
+	}
+	if ran {
+		t.Fatal("the cross-scope check must come before fn")
+	}
+	for _, id := range []string{a.ID, x.ID, m2.ID} {
+		if n := mustNode(t, st, id); len(n.In)+len(n.Out) != 0 {
+			t.Fatalf("a refused cross-scope reference was written on %s: %+v", id, n)
+		}
+	}
+}
+
+// plan returns a DigestDecide that archives and removes as told.
+func plan(scopeID string, archive, remove []string) (domain.DigestDecide, string) {
+	id := domain.NewID()
+	return func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+		p := &domain.DigestPlan{Report: &domain.DigestReport{ID: id, ScopeID: scopeID, At: t0, Archived: archive, Removed: remove},
+			Archive: map[string]*domain.ArchiveRecord{}, Remove: remove}
+		for _, a := range archive {
+			if nodes[a] == nil {
+				return nil, domain.Errorf(domain.ENOTFOUND, "%s", a)
+			}
+			p.Archive[a] = &domain.ArchiveRecord{ReportID: id, ArchivedAt: t0, Reasons: []domain.Reason{
+				{Code: domain.ReasonStale, Detail: "test", ReferenceIDs: []string{}}}}
+		}
+		for _, a := range append(append([]string{}, archive...), remove...) {
+			p.Events = append(p.Events, &domain.Event{Type: domain.EvArtifactArchived, ScopeID: scopeID, MemoryID: a, Context: ctxFor("digest")})
+		}
+		return p, nil
+	}, id
+}
+
+func testDigestWrites(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	m := NewMemory(sc.ID, "stale memory")
+	mustInsert(t, st, m)
+	k := NewArtifact(sc.ID, domain.FamKnowledge, "stale page")
+	cite := NewArtifact(sc.ID, domain.FamSkill, "cites the page")
+	mustArtifacts(t, st, k, cite)
+	mustRef(t, st, cite.ID, domain.RefCites, k.ID)
+
+	fn, reportID := plan(sc.ID, []string{m.ID, k.ID}, nil)
+	rep, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID, k.ID}, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ID != reportID {
+		t.Fatalf("report %s, want %s", rep.ID, reportID)
+	}
+	stored, err := ls.DigestReport(ctx, reportID)
+	if err != nil || stored.ScopeID != sc.ID || len(stored.Archived) != 2 {
+		t.Fatalf("stored report = %+v, %v", stored, err)
+	}
+	// Archived: still loadable, state ARCHIVED, archive record readable, references see it.
+	gm, err := st.Memory(ctx, m.ID)
+	if err != nil || gm.State != domain.StateArchived || gm.Version != m.Version+1 {
+		t.Fatalf("archived memory = %+v, %v", gm, err)
+	}
+	ga, _ := ls.Artifacts(ctx, []string{k.ID})
+	if len(ga) != 1 || ga[0].State != domain.StateArchived || ga[0].Archive == nil || ga[0].Archive.ReportID != reportID {
+		t.Fatalf("archived knowledge = %+v", ga)
+	}
+	kn := mustNode(t, st, k.ID)
+	if kn.State != domain.EndArchived || kn.Archive == nil || len(kn.Archive.Reasons) != 1 {
+		t.Fatalf("archived node = %+v", kn)
+	}
+	if cn := mustNode(t, st, cite.ID); len(cn.Out) != 1 || cn.Out[0].TargetState != domain.EndArchived || cn.Out[0].Healthy() {
+		t.Fatalf("a reference to an archived artifact must read as broken: %+v", cn.Out)
+	}
+	if p, _ := st.ListMemories(ctx, sc.ID, domain.MemoryFilter{States: []domain.LifecycleState{domain.StateArchived}}, domain.Page{}); p.TotalCount != 1 {
+		t.Fatalf("archived memories listed = %d", p.TotalCount)
+	}
+
+	// Restore: active again, record kept with RestoredAt.
+	restoredAt := t0.Add(time.Hour)
+	if _, err := ls.Restore(ctx, domain.Request{}, m.ID, func(n *domain.RefNode) ([]*domain.Event, error) {
+		n.Archive.RestoredAt = &restoredAt
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if gm, _ := st.Memory(ctx, m.ID); gm.State != domain.StateActive {
+		t.Fatalf("restored memory state %s", gm.State)
+	}
+	if n := mustNode(t, st, m.ID); n.Archive == nil || n.Archive.RestoredAt == nil || !n.LastUsed.Equal(restoredAt) {
+		t.Fatalf("restored node = %+v", n)
+	}
+
+	// Remove (a later pass): the page has an incoming reference, so a tombstone keeps it named.
+	fn2, _ := plan(sc.ID, nil, []string{k.ID})
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{k.ID}, fn2); err != nil {
+		t.Fatal(err)
+	}
+	if ga, _ := ls.Artifacts(ctx, []string{k.ID}); len(ga) != 0 {
+		t.Fatalf("removed artifact still loads")
+	}
+	cn := mustNode(t, st, cite.ID)
+	if len(cn.Out) != 1 || cn.Out[0].TargetState != domain.EndRemoved || cn.Out[0].TargetID != k.ID || cn.Out[0].TargetFamily != domain.FamKnowledge {
+		t.Fatalf("reference to a removed artifact = %+v", cn.Out)
+	}
+	if evs, _ := st.MemoryEvents(ctx, k.ID); len(evs) < 3 {
+		t.Fatalf("history of the removed artifact = %d events", len(evs))
+	}
+}
+
+func testDigestRefusal(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	m := NewMemory(sc.ID, "keep me")
+	mustInsert(t, st, m)
+	seq0, _ := st.LastSeq(ctx)
+	_, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, func(map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+		return nil, domain.Errorf(domain.ESAMEPASS, "refused")
+	})
+	wantCode(t, err, domain.ESAMEPASS)
+	if gm, _ := st.Memory(ctx, m.ID); gm.State != domain.StateActive {
+		t.Fatal("a refused pass archived")
+	}
+	if seq, _ := st.LastSeq(ctx); seq != seq0 {
+		t.Fatalf("a refused pass wrote events")
+	}
+	fn, _ := plan(sc.ID, []string{m.ID}, nil)
+	_, err = ls.Digest(ctx, domain.Request{}, domain.NewID(), []string{m.ID}, fn)
+	wantCode(t, err, domain.ENOTFOUND)
+	// The store refuses a plan that touches another scope's artifact or a kernel.
+	other := mustScope(t, st)
+	fn, _ = plan(other.ID, []string{m.ID}, nil)
+	if _, err := ls.Digest(ctx, domain.Request{}, other.ID, []string{m.ID}, fn); err == nil {
+		t.Fatal("a plan archiving another scope's artifact was applied")
+	}
+	fn, _ = plan(sc.ID, []string{sc.AgentKernel.ID}, nil)
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{sc.AgentKernel.ID}, fn); err == nil {
+		t.Fatal("a plan archiving a kernel was applied")
+	}
+	if gm, _ := st.Memory(ctx, m.ID); gm.State != domain.StateActive {
+		t.Fatal("a refused plan archived")
+	}
+}
+
+func testDeleteTombstone(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc := mustScope(t, st)
+	m, peer := NewMemory(sc.ID, "referenced memory"), NewMemory(sc.ID, "peer")
+	mustInsert(t, st, m, peer)
+	if _, err := st.Associate(ctx, domain.Request{}, m.ID, peer.ID, domain.AssocThematic, strengthen(0.7)); err != nil {
+		t.Fatal(err)
+	}
+	k := NewArtifact(sc.ID, domain.FamKnowledge, "cites the memory")
+	lone := NewArtifact(sc.ID, domain.FamSkill, "nobody cites me")
+	mustArtifacts(t, st, k, lone)
+	mustRef(t, st, k.ID, domain.RefCites, m.ID)
+	mustRef(t, st, m.ID, domain.RefSupports, lone.ID)
+
+	var seen *domain.RefNode
+	n, err := ls.DeleteArtifact(ctx, domain.Request{}, m.ID, func(n *domain.RefNode) ([]*domain.Event, error) {
+		seen = n
+		return []*domain.Event{{Type: domain.EvMemoryDeleted, ScopeID: sc.ID, MemoryID: m.ID, Context: ctxFor("del")}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == nil || len(seen.In) != 1 || seen.In[0].SourceID != k.ID || seen.Memory == nil || seen.Memory.Content != m.Content || n.Memory == nil {
+		t.Fatalf("fn saw %+v", seen)
+	}
+	if _, err := st.Memory(ctx, m.ID); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("deleted memory loads: %v", err)
+	}
+	if as, _ := st.Associations(ctx, peer.ID, nil, 0); len(as) != 0 {
+		t.Fatalf("associations of a deleted memory remain: %+v", as)
+	}
+	kn := mustNode(t, st, k.ID)
+	if len(kn.Out) != 1 || kn.Out[0].TargetID != m.ID || kn.Out[0].TargetState != domain.EndRemoved || kn.Out[0].TargetFamily != domain.FamMemory {
+		t.Fatalf("the reference to the deleted memory = %+v", kn.Out)
+	}
+	if ln := mustNode(t, st, lone.ID); len(ln.In) != 0 {
+		t.Fatalf("the deleted memory's own references remain: %+v", ln.In)
+	}
+	_, err = ls.DeleteArtifact(ctx, domain.Request{}, m.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil })
+	wantCode(t, err, domain.ENOTFOUND)
+	// Nothing references the skill: it goes entirely.
+	if _, err := ls.DeleteArtifact(ctx, domain.Request{}, lone.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ls.Node(ctx, lone.ID)
+	wantCode(t, err, domain.ENOTFOUND)
+	// A refusal writes nothing; kernels are never removed.
+	_, err = ls.DeleteArtifact(ctx, domain.Request{}, k.ID, func(*domain.RefNode) ([]*domain.Event, error) {
+		return nil, domain.Errorf(domain.EHASDEPENDENTS, "no")
+	})
+	wantCode(t, err, domain.EHASDEPENDENTS)
+	mustNode(t, st, k.ID)
+	_, err = ls.DeleteArtifact(ctx, domain.Request{}, sc.AgentKernel.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil })
+	wantCode(t, err, domain.EFORBIDDEN)
+	if got, _ := st.Scope(ctx, sc.ID); got.AgentKernel == nil || got.WorldKernel == nil {
+		t.Fatal("a kernel was removed")
+	}
+}
+
+func testScanRefgraph(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc, other := mustScope(t, st), mustScope(t, st)
+	var ms []*domain.Memory
+	for i := 0; i < 40; i++ {
+		ms = append(ms, NewMemory(sc.ID, fmt.Sprint("memory ", i)))
+	}
+	mustInsert(t, st, ms...)
+	mustInsert(t, st, NewMemory(other.ID, "not in the scan"))
+	k := NewArtifact(sc.ID, domain.FamKnowledge, "hub")
+	ws := NewArtifact(sc.ID, domain.FamWorkingState, "scratch")
+	mustArtifacts(t, st, k, ws)
+	for i := 0; i < 10; i++ {
+		mustRef(t, st, k.ID, domain.RefDerivedFrom, ms[i].ID)
+	}
+	mustRef(t, st, ws.ID, domain.RefCites, k.ID)
+	mustRef(t, st, k.ID, domain.RefCites, sc.AgentKernel.ID)
+	byID := map[string]*domain.RefNode{}
+	pages := 0
+	if err := ls.ScanRefgraph(ctx, sc.ID, func(page []*domain.RefNode) error {
+		pages++
+		for _, n := range page {
+			if byID[n.ID] != nil {
+				t.Fatalf("%s scanned twice", n.ID)
+			}
+			byID[n.ID] = n
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(byID) != 42 {
+		t.Fatalf("scan found %d artifacts, want 42 (kernels are not handed out)", len(byID))
+	}
+	for _, n := range byID {
+		if n.ScopeID != sc.ID {
+			t.Fatalf("scan crossed scopes: %+v", n)
+		}
+	}
+	if h := byID[k.ID]; len(h.Out) != 11 || len(h.In) != 1 || h.In[0].SourceState != domain.EndTransient {
+		t.Fatalf("hub = out %d in %d", len(h.Out), len(h.In))
+	}
+	if m := byID[ms[3].ID]; len(m.In) != 1 || m.In[0].SourceID != k.ID || m.In[0].RefID() != domain.ReferenceID(k.ID, domain.RefDerivedFrom, ms[3].ID) || m.LastUsed.IsZero() {
+		t.Fatalf("memory 3 = %+v", m)
+	}
+	// The scan and the point read agree on every reference.
+	pn := mustNode(t, st, k.ID)
+	for _, r := range pn.Out {
+		if refByID(byID[k.ID].Out, r.ID) == nil {
+			t.Fatalf("scan misses %+v", r)
+		}
+	}
+}
+
+func testDeleteScope(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	doomed, kept := mustScope(t, st), mustScope(t, st)
+	fill := func(sc *domain.Scope) []string {
+		a, b := NewMemory(sc.ID, "memory a"), NewMemory(sc.ID, "memory b")
+		mustInsert(t, st, a, b)
+		if _, err := st.Associate(ctx, domain.Request{}, a.ID, b.ID, domain.AssocCausal, strengthen(0.6)); err != nil {
+			t.Fatal(err)
+		}
+		k := NewArtifact(sc.ID, domain.FamKnowledge, "page")
+		sk := NewArtifact(sc.ID, domain.FamSkill, "skill")
+		ws := NewArtifact(sc.ID, domain.FamWorkingState, "ws")
+		mustArtifacts(t, st, k, sk, ws)
+		mustRef(t, st, k.ID, domain.RefDerivedFrom, a.ID)
+		mustRef(t, st, sk.ID, domain.RefDependsOn, k.ID)
+		fn, _ := plan(sc.ID, []string{b.ID}, nil)
+		if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{b.ID}, fn); err != nil {
+			t.Fatal(err)
+		}
+		return []string{a.ID, b.ID, k.ID, sk.ID, ws.ID, sc.AgentKernel.ID, sc.WorldKernel.ID, sc.ID}
+	}
+	seq0, _ := st.LastSeq(ctx)
+	gone, stay := fill(doomed), fill(kept)
+	keptEvents, _ := st.MemoryEvents(ctx, stay[0])
+	req := domain.Request{Op: "deleteScope", RequestID: domain.NewID(), Fingerprint: doomed.ID}
+	evFn := func(d *domain.ScopeDeletion) []*domain.Event {
+		return []*domain.Event{{Type: domain.EvScopeDeleted, ScopeID: doomed.ID, Context: ctxFor("scope"),
+			Payload: map[string]any{"nodes": d.Nodes}}}
+	}
+	del, err := ls.DeleteScope(ctx, req, doomed.ID, evFn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.Artifacts["memory"] != 2 || del.Artifacts["knowledge"] != 1 || del.Artifacts["skill"] != 1 ||
+		del.Artifacts["working_state"] != 1 || del.Artifacts["agent_model_kernel"] != 1 || del.Artifacts["world_model_kernel"] != 1 || del.Events == 0 {
+		t.Fatalf("deletion = %+v", del)
+	}
+	// Retried: the first result, nothing more.
+	again, err := ls.DeleteScope(ctx, req, doomed.ID, evFn)
+	if err != nil || again.Nodes != del.Nodes {
+		t.Fatalf("retried deletion = %+v, %v", again, err)
+	}
+	_, err = ls.DeleteScope(ctx, domain.Request{}, doomed.ID, evFn)
+	wantCode(t, err, domain.ENOTFOUND)
+	_, err = st.Scope(ctx, doomed.ID)
+	wantCode(t, err, domain.ENOTFOUND)
+	for _, id := range gone[:5] {
+		if _, err := ls.Node(ctx, id); domain.ErrorCode(err) != domain.ENOTFOUND {
+			t.Fatalf("%s of the deleted scope remains: %v", id, err)
+		}
+		if evs, _ := st.MemoryEvents(ctx, id); len(evs) != 0 {
+			t.Fatalf("events of %s remain: %d", id, len(evs))
+		}
+	}
+	if raw, ok := st.(interface {
+		RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error)
+	}); ok {
+		out, err := raw.RawQuery(ctx, `query q($s: string) { q(func: eq(tr.scope, $s)) { tr.kind ev.type } }`, map[string]string{"$s": doomed.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Q []struct {
+				Kind string `json:"tr.kind"`
+				Type string `json:"ev.type"`
+			} `json:"q"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Q) != 1 || r.Q[0].Type != string(domain.EvScopeDeleted) {
+			t.Fatalf("nodes of the deleted scope remain besides its deletion record: %+v", r.Q)
+		}
+	}
+	// The log keeps its Seq without a gap: erased events remain as empty placeholders.
+	evs, err := st.EventsSince(ctx, seq0, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Seq != evs[i-1].Seq+1 {
+			t.Fatalf("the log has a gap after %d", evs[i-1].Seq)
+		}
+	}
+	// Nothing of the other scope changed.
+	if _, err := st.Scope(ctx, kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range stay[:5] {
+		mustNode(t, st, id)
+	}
+	if evs, _ := st.MemoryEvents(ctx, stay[0]); len(evs) != len(keptEvents) {
+		t.Fatalf("the kept scope's history changed: %d events, want %d", len(evs), len(keptEvents))
+	}
+	if as, _ := st.Associations(ctx, stay[0], nil, 0); len(as) != 1 {
+		t.Fatalf("the kept scope's association = %+v", as)
+	}
+	if k := mustNode(t, st, stay[2]); len(k.Out) != 1 || len(k.In) != 1 || !k.Out[0].Healthy() {
+		t.Fatalf("the kept scope's references = %+v", k)
+	}
+}
