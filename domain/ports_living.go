@@ -159,11 +159,14 @@ type SessionUpdate func(active []*Session) (*Changes, any, error)
 type LivingStore interface {
 	// ScoreRows loads what scoring needs for the memories among ids that exist.
 	ScoreRows(ctx context.Context, ids []string) ([]*ScoreRow, error)
-	// ScoreRowsByRef is ScoreRows for the refs of rows read before.
-	ScoreRowsByRef(ctx context.Context, refs []string) ([]*ScoreRow, error)
+	// ScoreRowsByRef is ScoreRows for the refs of rows read before. Without full, rows carry only
+	// their id, tier, claim, version, stored score and checkpoint (Full false): enough to judge a
+	// memory whose checkpoint was taken at its current version.
+	ScoreRowsByRef(ctx context.Context, refs []string, full bool) ([]*ScoreRow, error)
 	// SweepPage returns up to limit memories of a scope in one tier after cursor (opaque; ""
 	// starts), and the cursor of the next page ("" when there is none). Rows carry only their
-	// Ref, tier, stored score and checkpoint: what a sweep reads of every memory.
+	// Ref and tier and, once scored, their checkpoint and the score written with it (Salience):
+	// what a sweep reads of every memory.
 	SweepPage(ctx context.Context, scopeID string, tier Tier, cursor string, limit int) ([]*ScoreRow, string, error)
 	// Apply commits ch in one write. Score updates of deleted memories, or of memories no longer
 	// at their ExpectVersion, are skipped with their events. With req, the operation applies at

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -635,8 +636,13 @@ func (w *ingestWrite) facets(runs []*domain.AnalysisRun, facets []*domain.Facet)
 	}
 	for _, f := range facets {
 		delete(stale, f.ID)
-		if len(f.Value) > domain.MaxFacetValue {
-			f.Value = f.Value[:domain.MaxFacetValue]
+		value := f.Value
+		if len(value) > domain.MaxFacetValue {
+			cut := domain.MaxFacetValue
+			for cut > 0 && !utf8.RuneStart(value[cut]) {
+				cut--
+			}
+			value = value[:cut]
 		}
 		uid, isNew, err := w.node(f.ID, kindFacet)
 		if err != nil {
@@ -646,7 +652,7 @@ func (w *ingestWrite) facets(runs []*domain.AnalysisRun, facets []*domain.Facet)
 		if err != nil {
 			return err
 		}
-		obj := map[string]any{"uid": uid, "fc.type": f.Type, "fc.value": f.Value, "fc.confidence": f.Confidence, "fc.doc": doc}
+		obj := map[string]any{"uid": uid, "fc.type": f.Type, "fc.value": value, "fc.confidence": f.Confidence, "fc.doc": doc}
 		if isNew {
 			w.identity(obj, f.ID, kindFacet)
 			obj["fc.run"], obj["fc.episode"] = f.RunID, f.EpisodeID

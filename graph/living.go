@@ -48,32 +48,44 @@ var _ domain.LivingStore = (*Store)(nil)
 const scoreFields = `uid tr.id tr.scope mem.tier mem.state mem.claimed mem.accessCount mem.lastAccessedAt mem.salience
 mem.version mem.score`
 
-// mem.score is "1|potential|recency|scoredAt (Unix ms)|claimed (0/1)|version".
-func packScore(potential, recency float64, at time.Time, claimed bool, version int64) string {
+// mem.score is "2|potential|recency|scoredAt (Unix ms)|claimed (0/1)|version|salience": the
+// checkpoint and the score last written with it, so a sweep reads one predicate per memory.
+func packScore(potential, recency float64, at time.Time, claimed bool, version int64, salience float64) string {
 	c := 0
 	if claimed {
 		c = 1
 	}
-	return fmt.Sprintf("1|%s|%s|%d|%d|%d", strconv.FormatFloat(potential, 'g', 10, 64), strconv.FormatFloat(recency, 'g', 10, 64),
-		at.UnixMilli(), c, version)
+	return fmt.Sprintf("2|%s|%s|%d|%d|%d|%s", strconv.FormatFloat(potential, 'g', 10, 64), strconv.FormatFloat(recency, 'g', 10, 64),
+		at.UnixMilli(), c, version, strconv.FormatFloat(salience, 'g', 10, 64))
 }
 
-// unpackScore fills r's checkpoint from a mem.score value; a value it cannot read leaves r
-// unscored (the sweep then scores it from its features).
-func unpackScore(v string, r *domain.ScoreRow) {
+// unpackScore fills r's checkpoint from a mem.score value and returns the score written with
+// it; a value it cannot read leaves r unscored (the sweep then scores it from its features).
+func unpackScore(v string, r *domain.ScoreRow) (salience float64, ok bool) {
 	parts := strings.Split(v, "|")
-	if len(parts) != 6 || parts[0] != "1" {
-		return
+	if len(parts) != 7 || parts[0] != "2" {
+		return 0, false
 	}
 	p, err1 := strconv.ParseFloat(parts[1], 64)
 	rec, err2 := strconv.ParseFloat(parts[2], 64)
 	at, err3 := strconv.ParseInt(parts[3], 10, 64)
 	ver, err4 := strconv.ParseInt(parts[5], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-		return
+	sal, err5 := strconv.ParseFloat(parts[6], 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
+		return 0, false
 	}
 	r.Scored, r.Potential, r.Recency, r.ScoredAt = true, p, rec, time.UnixMilli(at).UTC()
 	r.ScoredClaimed, r.ScoredVersion = parts[4] == "1", ver
+	return sal, true
+}
+
+// restampScore returns a mem.score value with another salience, "" if v is unreadable.
+func restampScore(v string, salience float64) string {
+	var r domain.ScoreRow
+	if _, ok := unpackScore(v, &r); !ok {
+		return ""
+	}
+	return packScore(r.Potential, r.Recency, r.ScoredAt, r.ScoredClaimed, r.ScoredVersion, salience)
 }
 
 type scoreNode struct {
@@ -137,15 +149,37 @@ func (s *Store) ScoreRows(ctx context.Context, ids []string) ([]*domain.ScoreRow
 	return s.scoreRows(ctx, ids, func(chunk []string) string { return "eq(tr.id, " + idList(chunk) + ")" })
 }
 
-// ScoreRowsByRef loads what scoring needs for the memory nodes among refs that exist.
-func (s *Store) ScoreRowsByRef(ctx context.Context, refs []string) ([]*domain.ScoreRow, error) {
+// ScoreRowsByRef loads what scoring needs (all of it, or the light part) for the memory nodes
+// among refs that exist.
+func (s *Store) ScoreRowsByRef(ctx context.Context, refs []string, full bool) ([]*domain.ScoreRow, error) {
 	var valid []string
 	for _, r := range refs {
 		if uidRE.MatchString(r) {
 			valid = append(valid, r)
 		}
 	}
-	return s.scoreRows(ctx, valid, func(chunk []string) string { return "uid(" + strings.Join(chunk, ",") + ")" })
+	root := func(chunk []string) string { return "uid(" + strings.Join(chunk, ",") + ")" }
+	if full {
+		return s.scoreRows(ctx, valid, root)
+	}
+	var out []*domain.ScoreRow
+	for start := 0; start < len(valid); start += 5000 {
+		var r struct {
+			Q []scoreNode `json:"q"`
+		}
+		q := `{ q(func: ` + root(valid[start:min(len(valid), start+5000)]) + `) @filter(eq(tr.kind, "Memory")) { uid tr.id tr.scope mem.tier mem.claimed mem.salience mem.version mem.score } }`
+		if err := s.read(ctx, q, nil, &r); err != nil {
+			return nil, err
+		}
+		for i := range r.Q {
+			n := &r.Q[i]
+			row := &domain.ScoreRow{Ref: n.UID, ID: n.ID, ScopeID: n.Scope, Tier: domain.Tier(n.Tier), Claimed: n.Claimed,
+				Salience: n.Salience, Version: n.Version}
+			unpackScore(n.Score, row)
+			out = append(out, row)
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) scoreRows(ctx context.Context, keys []string, root func([]string) string) ([]*domain.ScoreRow, error) {
@@ -223,17 +257,16 @@ func (s *Store) SweepPage(ctx context.Context, scopeID string, tier domain.Tier,
 		}
 		var r struct {
 			Q []struct {
-				UID      string  `json:"uid"`
-				Salience float64 `json:"mem.salience"`
-				Score    string  `json:"mem.score"`
+				UID   string `json:"uid"`
+				Score string `json:"mem.score"`
 			} `json:"q"`
 		}
-		if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { uid mem.salience mem.score } }`, nil, &r); err != nil {
+		if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { uid mem.score } }`, nil, &r); err != nil {
 			return nil, "", err
 		}
 		for _, n := range r.Q {
-			row := &domain.ScoreRow{Ref: n.UID, ScopeID: scopeID, Tier: tier, Salience: n.Salience}
-			unpackScore(n.Score, row)
+			row := &domain.ScoreRow{Ref: n.UID, ScopeID: scopeID, Tier: tier}
+			row.Salience, _ = unpackScore(n.Score, row)
 			out = append(out, row)
 		}
 	}
@@ -370,9 +403,10 @@ type memRef struct {
 	Claimed bool       `json:"mem.claimed"`
 	Count   int        `json:"mem.accessCount"`
 	Last    *time.Time `json:"mem.lastAccessedAt"`
+	Score   string     `json:"mem.score"`
 }
 
-const memRefFields = `uid tr.id tr.scope mem.version mem.claimed mem.accessCount mem.lastAccessedAt`
+const memRefFields = `uid tr.id tr.scope mem.version mem.claimed mem.accessCount mem.lastAccessedAt mem.score`
 
 // light reports whether a score update only rewrites the stored score of a node known by ref: a
 // sweep's refresh, for which the write only checks that the memory still exists.
@@ -450,7 +484,7 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		}
 	}
 	for start := 0; start < len(lightRefs); start += 10000 {
-		if err := read("uid("+strings.Join(lightRefs[start:min(len(lightRefs), start+10000)], ",")+")", "uid"); err != nil {
+		if err := read("uid("+strings.Join(lightRefs[start:min(len(lightRefs), start+10000)], ",")+")", "uid mem.score"); err != nil {
 			return res, err
 		}
 	}
@@ -497,7 +531,9 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 			res.Moved++
 		}
 		if checkpoint {
-			o["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, n.Claimed, n.Version)
+			o["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, n.Claimed, n.Version, u.Salience)
+		} else if v := restampScore(n.Score, u.Salience); v != "" {
+			o["mem.score"] = v
 		}
 		res.Applied++
 		t.emit(u.Events...)

@@ -18,10 +18,6 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 		return out, nil
 	}
 	pred := assocPred(domain.AssocTemporal)
-	type peer struct {
-		ID       string  `json:"tr.id"`
-		Strength float64 `json:"-"`
-	}
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}

@@ -26,20 +26,20 @@ func (s *Store) Neighbours(ctx context.Context, ids []string, floor float64) ([]
 		p := assocPred(at)
 		for _, key := range []string{p, "~" + p} {
 			// NOT ARCHIVED intersects with a short list; eq(ACTIVE) would read every active memory.
-			fmt.Fprintf(&b, `%s @facets(ge(strength, %s)) @facets(strength) @filter(NOT eq(mem.state, "ARCHIVED")) { tr.id tr.scope } `, key, f)
+			// Both ends of an association are in one scope (every write of one refuses others).
+			fmt.Fprintf(&b, `%s @facets(ge(strength, %s)) @facets(strength) @filter(NOT eq(mem.state, "ARCHIVED")) { tr.id } `, key, f)
 		}
 	}
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
 	// Only memory nodes carry associations: the root needs no kind filter.
-	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { tr.id tr.scope `+b.String()+` } }`, nil, &r); err != nil {
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { tr.id `+b.String()+` } }`, nil, &r); err != nil {
 		return nil, err
 	}
 	var out []domain.Edge
 	for _, row := range r.Q {
 		from, _ := row["tr.id"].(string)
-		scope, _ := row["tr.scope"].(string)
 		for _, at := range domain.AssociationTypes {
 			p := assocPred(at)
 			for _, key := range []string{p, "~" + p} {
@@ -47,7 +47,7 @@ func (s *Store) Neighbours(ctx context.Context, ids []string, floor float64) ([]
 				for _, e := range edges {
 					em, _ := e.(map[string]any)
 					to, _ := em["tr.id"].(string)
-					if sc, _ := em["tr.scope"].(string); to == "" || sc != scope {
+					if to == "" {
 						continue
 					}
 					out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: num(em[key+"|strength"])})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -33,34 +34,50 @@ import (
 func benchLiving(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench living", flag.ContinueOnError)
 	var sf storeFlags
-	fs.StringVar(&sf.store, "store", "", "graph store (default: a fresh embedded store in a temp folder)")
-	fs.StringVar(&sf.index, "index", "", "search index folder (default: in the temp folder)")
+	data := fs.String("data", "", "keep the corpus in this folder and reuse it on later runs (default: a temp folder, removed)")
 	corpus := fs.Int("corpus", 100000, "memories in the scope")
 	degree := fs.Int("degree", 8, "associations per memory (on average)")
+	days := fs.Int("days", 100, "the corpus arrives over this many simulated days")
 	recalls := fs.Int("recalls", 300, "total recalls for the latency figures")
 	loops := fs.Int("loops", 100, "advisories sent over HTTP and answered over websocket")
-	queries := fs.Int("queries", 2000, "resonate calls for the latency figures")
+	queries := fs.Int("queries", 1000, "resonate calls per message shape for the latency figures")
+	pace := fs.Duration("pace", 100*time.Millisecond, "the interval of the paced resonate calls (a mind's turns)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "totalrecall-bench-living-")
-	if err != nil {
-		return err
+	dir := *data
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "totalrecall-bench-living-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
-	defer os.RemoveAll(tmp)
-	if sf.store == "" {
-		sf.store = "file://" + tmp
+	sf.store, sf.index = "file://"+filepath.Join(dir, "graph"), filepath.Join(dir, "index")
+	marker := filepath.Join(dir, "bench-living.json")
+	var state struct {
+		Scope  string
+		IDs    []string
+		Offset time.Duration // the simulated time the last run ended at
 	}
-	if sf.index == "" {
-		sf.index = filepath.Join(tmp, "index")
+	reused := false
+	if raw, err := os.ReadFile(marker); err == nil {
+		if err := json.Unmarshal(raw, &state); err != nil {
+			return fmt.Errorf("%s: %w", marker, err)
+		}
+		reused = true
 	}
 	var offset atomic.Int64
+	offset.Store(int64(state.Offset))
 	sf.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	// No throttle: every advisory of the benchmark is evaluated.
 	sf.living = cortex.LivingConfig{Subconscious: subconscious.Config{RecallBurst: 1 << 30, RecallRefill: time.Nanosecond}}
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// storeFlags.open puts the graph in PATH/graph for file://PATH.
+	sf.store = "file://" + dir
 	st, idx, cx, err := sf.open(ctx, logger)
 	if err != nil {
 		return err
@@ -77,54 +94,54 @@ func benchLiving(args []string, stdout io.Writer) error {
 	defer srv.Close()
 	addr := ln.Addr().String()
 	c := &benchClient{url: "http://" + addr + "/query", http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
-	fmt.Fprintf(stdout, "totalrecall bench living — store %s, %d cores, %d memories, ~%d associations each\n\n", sf.store, runtimeCPUs(), *corpus, *degree)
-
-	sc, err := cx.CreateScope(ctx, "bench living", cortex.Meta{})
-	if err != nil {
-		return err
-	}
-	scope := sc.ID
 	words := vocabulary()
 	rng := rand.New(rand.NewPCG(3, 4))
-	start := time.Now()
-	ids := make([]string, 0, *corpus)
-	for len(ids) < *corpus {
-		ins := make([]hippocampus.StoreInput, min(1000, *corpus-len(ids)))
-		for i := range ins {
-			imp := rng.Float64()
-			ins[i] = hippocampus.StoreInput{ScopeID: scope, Content: sentence(rng, words), Importance: &imp}
-		}
-		ms, err := cx.StoreMemories(ctx, ins, cortex.Meta{})
+	if !reused {
+		start := time.Now()
+		sc, err := cx.CreateScope(ctx, "bench living", cortex.Meta{})
 		if err != nil {
 			return err
 		}
-		for _, m := range ms {
-			ids = append(ids, m.ID)
+		state.Scope = sc.ID
+		// The corpus arrives over simulated days, batch by batch, so its memories have every age.
+		step := time.Duration(float64(*days) * float64(24*time.Hour) / math.Ceil(float64(*corpus)/1000))
+		for len(state.IDs) < *corpus {
+			ins := make([]hippocampus.StoreInput, min(1000, *corpus-len(state.IDs)))
+			for i := range ins {
+				imp := rng.Float64()
+				ins[i] = hippocampus.StoreInput{ScopeID: state.Scope, Content: sentence(rng, words), Importance: &imp}
+			}
+			ms, err := cx.StoreMemories(ctx, ins, cortex.Meta{})
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				state.IDs = append(state.IDs, m.ID)
+			}
+			waitConsumers(cx) // each batch is scored at its own simulated time
+			offset.Add(int64(step))
 		}
-	}
-	stored := time.Since(start)
-	// The Salience context scores every stored memory; measure once it has caught up.
-	head := cx.Log().Head()
-	for {
-		w, _, err := st.ConsumerWatermark(ctx, "salience")
-		if err != nil {
+		stored := time.Since(start)
+		if err := benchAssociate(ctx, st, state.Scope, state.IDs, *degree, rng); err != nil {
 			return err
 		}
-		if w >= head {
-			break
+		// The raw edges bypassed the association events that re-score their ends: re-score them.
+		if err := benchRescore(ctx, st, cx.SalienceParams(), state.IDs, sf.now()); err != nil {
+			return err
 		}
-		time.Sleep(200 * time.Millisecond)
+		waitConsumers(cx)
+		fmt.Fprintf(stdout, "set-up: %d memories stored and scored over %d simulated days in %s, ~%d associations each in %s\n",
+			len(state.IDs), *days, stored.Round(time.Second), *degree, (time.Since(start) - stored).Round(time.Second))
 	}
-	scored := time.Since(start)
-	if err := benchAssociate(ctx, st, scope, ids, *degree, rng); err != nil {
-		return err
-	}
-	// The raw edges bypassed the association events that re-score their ends: re-score them.
-	if err := benchRescore(ctx, st, cx.SalienceParams(), ids, sf.now()); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "set-up: %d memories stored in %s (scored by the Salience consumer after %s), associations in %s\n\n",
-		len(ids), stored.Round(time.Millisecond), scored.Round(time.Millisecond), (time.Since(start) - scored).Round(time.Millisecond))
+	defer func() {
+		state.Offset = time.Duration(offset.Load())
+		if raw, err := json.Marshal(state); err == nil && *data != "" {
+			_ = os.WriteFile(marker, raw, 0o644)
+		}
+	}()
+	scope, ids := state.Scope, state.IDs
+	waitConsumers(cx)
+	fmt.Fprintf(stdout, "totalrecall bench living — %s, %d cores, %d memories in one scope (reused: %v)\n\n", sf.store, runtimeCPUs(), len(ids), reused)
 	fmt.Fprintf(stdout, "%-58s %14s   %s\n", "figure", "totalrecall", "raw baseline (same run, same graph)")
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -169,6 +186,7 @@ func benchLiving(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms   (totalrecall keeps the %d strongest per level: %d memories/recall)\n",
 		"total recall depth 3, advisory → notification built, p99", ms(pct(lat, 99)), ms(pct(raw, 99)), p.Beam, reached / *recalls)
 
+	waitConsumers(cx)
 	// --- the whole loop: mutation over HTTP → notification over websocket ---
 	loop, err := benchRecallLoop(c, addr, scope, ids, *loops, rng)
 	if err != nil {
@@ -177,63 +195,111 @@ func benchLiving(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw @recurse p50 (above)\n", "total recall over HTTP → websocket notification, p50", ms(pct(loop, 50)), ms(pct(raw, 50)))
 	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw @recurse p99 (above)\n", "total recall over HTTP → websocket notification, p99", ms(pct(loop, 99)), ms(pct(raw, 99)))
 
-	// --- resonate over HTTP, beside a raw query of the same Bleve index ---
-	msgs := make([]string, *queries)
-	for i := range msgs {
-		msgs[i] = sentence(rng, words)
+	waitConsumers(cx)
+	// --- resonate, beside a query of the same Bleve index ---
+	shapes := []struct {
+		name string
+		msg  func() string
+	}{
+		// The query shape of the search benchmark: two words.
+		{"2-word messages", func() string { return words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))] }},
+		// A chat turn's content words: 4 to 8 of the corpus's vocabulary.
+		{"4-8-word messages", func() string {
+			ws := strings.Fields(sentence(rng, words))
+			return strings.Join(ws[:4+rng.IntN(5)], " ")
+		}},
 	}
-	var rlat, blat []time.Duration
-	for _, m := range msgs {
-		t0 := time.Now()
-		var out struct{ Resonate []struct{ Score float64 } }
-		if err := c.do(`query($s: ID!, $m: String!) { resonate(scopeId: $s, message: $m) { score memory { id content tier } } }`,
-			map[string]any{"s": scope, "m": m}, &out); err != nil {
-			return err
+	for _, shape := range shapes {
+		// Back to back: every call's recorded retrievals are written, scored and touched while
+		// the next calls run (the embedded engine's writes exclude its reads).
+		var rlat, ilat, blat, plat []time.Duration
+		for i := 0; i < *queries; i++ {
+			m := shape.msg()
+			t0 := time.Now()
+			var out struct{ Resonate []struct{ Score float64 } }
+			if err := c.do(`query($s: ID!, $m: String!) { resonate(scopeId: $s, message: $m) { score memory { id content tier } } }`,
+				map[string]any{"s": scope, "m": m}, &out); err != nil {
+				return err
+			}
+			rlat = append(rlat, time.Since(t0))
+			t0 = time.Now()
+			if _, err := cx.Resonate(ctx, scope, m, 0, cortex.Meta{}); err != nil {
+				return err
+			}
+			ilat = append(ilat, time.Since(t0))
+			t0 = time.Now()
+			if _, err := idx.Search(ctx, domain.IndexQuery{ScopeID: scope, Text: m, Limit: 9,
+				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}}); err != nil {
+				return err
+			}
+			blat = append(blat, time.Since(t0))
 		}
-		rlat = append(rlat, time.Since(t0))
-		t0 = time.Now()
-		if _, err := idx.Search(ctx, domain.IndexQuery{ScopeID: scope, Text: m, Limit: 20,
-			Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}}); err != nil {
-			return err
+		waitConsumers(cx)
+		// Paced like a mind's turns: one call per interval, over HTTP.
+		for i := 0; i < max(1, *queries/3); i++ {
+			m := shape.msg()
+			t0 := time.Now()
+			if err := c.do(`query($s: ID!, $m: String!) { resonate(scopeId: $s, message: $m) { score memory { id content tier } } }`,
+				map[string]any{"s": scope, "m": m}, nil); err != nil {
+				return err
+			}
+			el := time.Since(t0)
+			plat = append(plat, el)
+			time.Sleep(*pace - min(el, *pace))
 		}
-		blat = append(blat, time.Since(t0))
+		for _, p := range []int{50, 99} {
+			fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms index query alone (same index, same hits)\n",
+				fmt.Sprintf("resonate over HTTP p%d, %s, one per %s", p, shape.name, *pace), ms(pct(plat, p)), ms(pct(blat, p)))
+			fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms index query alone\n",
+				fmt.Sprintf("resonate over HTTP p%d, %s, back to back", p, shape.name), ms(pct(rlat, p)), ms(pct(blat, p)))
+			fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms index query alone\n",
+				fmt.Sprintf("resonate in process p%d, %s, back to back", p, shape.name), ms(pct(ilat, p)), ms(pct(blat, p)))
+		}
+		waitConsumers(cx)
 	}
-	var ilat []time.Duration
-	for _, m := range msgs {
-		t0 := time.Now()
-		if _, err := cx.Resonate(ctx, scope, m, 0, cortex.Meta{}); err != nil {
-			return err
-		}
-		ilat = append(ilat, time.Since(t0))
-	}
-	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw Bleve query, same index\n", "resonate in process p50", ms(pct(ilat, 50)), ms(pct(blat, 50)))
-	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw Bleve query, same index\n", "resonate in process p99", ms(pct(ilat, 99)), ms(pct(blat, 99)))
-	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw Bleve query, same index\n", fmt.Sprintf("resonate over HTTP p50 (%d memories)", len(ids)), ms(pct(rlat, 50)), ms(pct(blat, 50)))
-	fmt.Fprintf(stdout, "%-58s %12.2fms   %7.2fms raw Bleve query, same index\n", fmt.Sprintf("resonate over HTTP p99 (%d memories)", len(ids)), ms(pct(rlat, 99)), ms(pct(blat, 99)))
 
-	// --- decay sweeps: a first sweep after 13 simulated days rewrites every stored score (and
-	// demotes the least salient); the next day's sweep is the steady state: a slice of the
-	// corpus crosses ACTIVE_CONTEXT's threshold and sinks ---
+	waitConsumers(cx)
+	// --- decay sweeps, a simulated day apart. The first sweep of a fresh corpus catches up with
+	// the days it arrived over (most memories move or get rewritten); the next is the steady
+	// state: the slice of the corpus that crossed a threshold since the day before ---
 	rawRate, err := benchRawSweepRead(ctx, st, scope, len(ids))
 	if err != nil {
 		return err
 	}
-	for _, day := range []int{13, 1} {
-		offset.Add(int64(time.Duration(day) * 24 * time.Hour))
+	for i := 0; i < 2; i++ {
+		offset.Add(int64(24 * time.Hour))
 		t0 := time.Now()
 		res, err := cx.DecaySweep(ctx, scope, "", cortex.Meta{})
 		if err != nil {
 			return err
 		}
 		el := time.Since(t0)
-		label := "decay sweep, first (day 13: every score rewritten)"
-		if day == 1 {
-			label = "decay sweep, next day (steady state)"
+		label := "decay sweep, a day later (steady state)"
+		if i == 0 && !reused {
+			label = "decay sweep, first (catches up the corpus's days)"
 		}
-		fmt.Fprintf(stdout, "%-58s %10.0f/s   %8.0f/s raw DQL reads of the same pages (memories/s)\n", label, float64(res.Evaluated)/el.Seconds(), rawRate)
+		fmt.Fprintf(stdout, "%-58s %10.0f/s   %8.0f/s the sweep's reads alone, raw DQL (memories/s)\n", label, float64(res.Evaluated)/el.Seconds(), rawRate)
 		fmt.Fprintf(stdout, "%-58s %14s   %d evaluated, %d demoted, %d rescored in %s\n", "", "", res.Evaluated, res.Demotions, res.Rescored, el.Round(time.Millisecond))
+		waitConsumers(cx)
 	}
 	return nil
+}
+
+// waitConsumers waits until the living memory's consumers have handled the whole log (their own
+// events included): measurements do not compete with a backlog.
+func waitConsumers(cx *cortex.Cortex) {
+	for {
+		head := cx.Log().Head()
+		a, b := cx.LivingPosition()
+		if a >= head && b >= head {
+			time.Sleep(time.Second)
+			if cx.Log().Head() == head {
+				return
+			}
+			continue
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // advisoryEvent is the TotalRecallAdvisory the Cortex publishes for one source.

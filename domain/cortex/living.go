@@ -30,6 +30,7 @@ type living struct {
 	scorer  *salience.Scorer
 	sweeper *salience.Sweeper
 	sub     *subconscious.Subconscious
+	pos     map[string]*consumerState
 }
 
 // startLiving starts the Salience and Subconscious consumers and the Subconscious's timers. A

@@ -2,6 +2,7 @@ package cortex
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/salience"
@@ -17,7 +18,26 @@ import (
 const (
 	consumerSalience     = "salience"
 	consumerSubconscious = "subconscious"
+	// idleCommit: a consumer that has had nothing to do for this many events still commits its
+	// watermark, so a restart does not re-read them.
+	idleCommit = 5000
 )
+
+// consumerState is where a living consumer is: the last event it has handled and the last
+// watermark it committed.
+type consumerState struct {
+	handled   atomic.Uint64
+	committed atomic.Uint64
+}
+
+// LivingPosition returns the Seq up to which the Salience and the Subconscious consumers have
+// handled the log (for operations and benchmarks).
+func (c *Cortex) LivingPosition() (salienceSeq, subconsciousSeq uint64) {
+	if c.living == nil {
+		return 0, 0
+	}
+	return c.living.pos[consumerSalience].handled.Load(), c.living.pos[consumerSubconscious].handled.Load()
+}
 
 func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 	l := c.living
@@ -32,6 +52,7 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 		}
 		return w, nil
 	}
+	l.pos = map[string]*consumerState{consumerSalience: {}, consumerSubconscious: {}}
 	for _, cons := range []struct {
 		name string
 		fn   func(context.Context, []*domain.Event) error
@@ -43,7 +64,9 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 		if err != nil {
 			return err
 		}
-		name, fn := cons.name, cons.fn
+		name, fn, pos := cons.name, cons.fn, l.pos[cons.name]
+		pos.handled.Store(from)
+		pos.committed.Store(from)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -54,6 +77,14 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 					}
 					return err
 				}
+				last := evs[len(evs)-1].Seq
+				if last-pos.committed.Load() >= idleCommit {
+					if _, err := l.store.Consume(ctx, name, last, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+						return err
+					}
+					pos.committed.Store(last)
+				}
+				pos.handled.Store(last)
 				return nil
 			})
 		}()
@@ -122,6 +153,7 @@ func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 	}); err != nil {
 		return err
 	}
+	l.pos[consumerSalience].committed.Store(evs[len(evs)-1].Seq)
 	for _, e := range applied {
 		c.touches.add(e.ID(), domain.CtxSalience)
 		if e.Type == domain.EvMemoryReclassified {
@@ -165,6 +197,7 @@ func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) err
 	}); err != nil {
 		return err
 	}
+	l.pos[consumerSubconscious].committed.Store(evs[len(evs)-1].Seq)
 	isTouched := make(map[string]bool, len(touched))
 	for _, id := range touched {
 		isTouched[id] = true

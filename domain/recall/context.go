@@ -17,7 +17,9 @@ import (
 // its episodes and TEMPORAL neighbours, and the persons of the scope), text hits are ranked with
 // what the memory system knows besides the words:
 //
-//	t(d)  = bm25(d) / best bm25 of the query                  the text relevance, 0..1
+//	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
+//	        over the best TextPool hits: Bleve scores the scope clause too, with a weight that
+//	        grows with the number of scopes, and min–max cancels that shift and its scale
 //	n(d)  = max over TEMPORAL neighbours j of strength·t(j)    the conversation around d matches
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
@@ -31,8 +33,10 @@ import (
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
-// the plain one: Wt·bm25/best + Ws·salience. Candidates are the best PoolSize text hits, plus
-// the best hits inside the query's time windows.
+// by text relevance and salience alone: Wt·t + Ws·salience. Candidates are the best SeedSize
+// text hits, the best hits inside the query's time windows, the seeds' temporal neighbours and
+// the members of the EpisodeFanout best-matching episodes; one that matches no word has reason
+// CONTEXT.
 //
 // Hybrid search. When an Embedder is configured and the scope has vectors, the query is embedded
 // and its nearest memories fused with the ranking above by reciprocal rank fusion:
@@ -295,7 +299,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			c.TextScore = rel[c] / top
 		}
 		c.Score = WText*c.TextScore + WSalience*c.Salience
-		if c.Reason == ReasonText && textOf[c.Memory.ID] == 0 {
+		if _, hit := textOf[c.Memory.ID]; !hit && c.Reason == ReasonText {
 			c.Reason = ReasonContext
 		}
 	}

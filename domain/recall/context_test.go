@@ -150,22 +150,35 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestNeutralContextIsThePlainFormula(t *testing.T) {
 	w := newWorld()
-	w.add("a", "", 4, 0.5, day0)
-	w.add("b", "", 2, 0.25, day0)
+	w.add("a", "", 5, 0.5, day0)
+	w.add("b", "", 3, 0.25, day0)
+	w.add("z", "", 1, 0.25, day0)
 	got := w.search(t, "anything", nil)
-	// t = bm25/best; r = t; text = r / best r; score = 0.7·text + 0.3·salience.
-	if !near(got["a"].Score, 0.7*1+0.3*0.5) || !near(got["b"].Score, 0.7*0.5+0.3*0.25) || got["b"].Reason != ReasonText {
-		t.Fatalf("scores = %v, %v", got["a"].Score, got["b"].Score)
+	// t = (bm25 − lowest)/(best − lowest); r = t; text = r / best r; score = 0.7·text + 0.3·salience.
+	if !near(got["a"].Score, 0.7*1+0.3*0.5) || !near(got["b"].Score, 0.7*0.5+0.3*0.25) || !near(got["z"].Score, 0.3*0.25) ||
+		got["z"].Reason != ReasonText {
+		t.Fatalf("scores = %v, %v, %v", got["a"].Score, got["b"].Score, got["z"].Score)
+	}
+	// A constant added to every score (Bleve's weight of the scope clause) changes nothing.
+	for id := range w.bm25 {
+		w.bm25[id] = 3*w.bm25[id] + 7
+	}
+	again := w.search(t, "anything", nil)
+	for id, rm := range got {
+		if !near(again[id].Score, rm.Score) {
+			t.Fatalf("%s: %v after shifting and scaling bm25, %v before", id, again[id].Score, rm.Score)
+		}
 	}
 }
 
 func TestNeighbourAndEpisode(t *testing.T) {
 	w := newWorld()
-	w.add("q", "", 4, 0, day0)   // the question a turn answers
-	w.add("ans", "", 1, 0, day0) // the answer, weak on words
-	w.add("far", "", 2, 0, day0) // a better text hit elsewhere
+	w.add("q", "", 5, 0, day0)   // the question a turn answers
+	w.add("ans", "", 2, 0, day0) // the answer, weak on words
+	w.add("far", "", 3, 0, day0) // a better text hit elsewhere
 	w.add("ctx", "", 0, 0, day0) // no word of the query: only its episode speaks for it
-	w.add("other", "", 0.5, 0, day0)
+	w.add("other", "", 1.5, 0, day0)
+	w.add("z", "", 1, 0, day0) // the weakest hit: t = 0
 	w.chain(1, "q", "ans")
 	w.episode("e1", "q", "ans", "ctx")
 	w.episode("e2", "far", "other")
@@ -211,10 +224,11 @@ func TestPersonNamedInTheQuery(t *testing.T) {
 
 func TestTimeCue(t *testing.T) {
 	w := newWorld()
-	w.add("may", "", 1, 0, day0)
-	w.add("june", "", 2, 0, day0.AddDate(0, 1, 0))
-	w.add("nearby", "", 1, 0, day0.AddDate(0, 0, 4)) // 3.5 days after the window's end
-	w.add("later", "", 1, 0, day0.AddDate(0, 0, 9))  // beyond the week of slack
+	w.add("may", "", 2, 0, day0)
+	w.add("june", "", 3, 0, day0.AddDate(0, 1, 0))
+	w.add("nearby", "", 2, 0, day0.AddDate(0, 0, 4)) // 3.5 days after the window's end
+	w.add("later", "", 2, 0, day0.AddDate(0, 0, 9))  // beyond the week of slack
+	w.add("z", "", 1, 0, day0.AddDate(-1, 0, 0))     // the weakest hit: t = 0
 	got := w.search(t, "What happened on 8 May, 2023?", nil)
 	// may: r = .5 · (1+1); june: 1 · 1; nearby: .5 · (1 + near), near = 1 − 85 h / 168 h.
 	if !near(got["may"].TextScore, 1) || !near(got["june"].TextScore, 1) {

@@ -81,7 +81,7 @@ func DefaultParams() Params {
 			domain.TierActiveContext: 0.45,
 			domain.TierLongTerm:      0.20,
 		},
-		Refresh: 0.02,
+		Refresh: 0.05,
 	}
 }
 

@@ -25,7 +25,8 @@ type Sweeper struct {
 	Store  domain.LivingStore
 	Params Params
 	Now    domain.Clock
-	// PageSize is how many memories are read per query; BatchSize how many updates per write.
+	// PageSize is how many memories a page lists (default 50,000; the store reads their scores in
+	// smaller chunks); BatchSize how many updates go in one write (default 5,000).
 	PageSize  int
 	BatchSize int
 }
@@ -48,7 +49,8 @@ func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string,
 	now := s.Now().UTC()
 	page, batch := s.PageSize, s.BatchSize
 	if page <= 0 {
-		page = 10000
+		// Large pages: listing a page costs a pass over the tier's index, whatever its size.
+		page = 50000
 	}
 	if batch <= 0 {
 		batch = 5000
@@ -95,7 +97,21 @@ func (s *Sweeper) Sweep(ctx context.Context, req domain.Request, scopeID string,
 					pending = append(pending, domain.ScoreUpdate{Ref: r.Ref, Salience: score})
 				}
 			}
-			full, err := s.Store.ScoreRowsByRef(ctx, exact)
+			// A checkpoint taken at the memory's current version is exact (every change that
+			// could move the score bumps the version and is re-scored); the others are read in full.
+			light, err := s.Store.ScoreRowsByRef(ctx, exact, false)
+			if err != nil {
+				return res, err
+			}
+			var stale []string
+			for _, r := range light {
+				if !r.Scored || r.ScoredVersion != r.Version || r.ScoredClaimed != r.Claimed {
+					stale = append(stale, r.Ref)
+				} else if up, ok := s.evaluate(r, now, cmd); ok {
+					pending = append(pending, up)
+				}
+			}
+			full, err := s.Store.ScoreRowsByRef(ctx, stale, true)
 			if err != nil {
 				return res, err
 			}
@@ -145,7 +161,8 @@ func drifted(score, stored, refresh float64) bool {
 	return d >= refresh || -d >= refresh
 }
 
-// evaluate decides what the sweep does with one memory read in full.
+// evaluate decides what the sweep does with one memory read again: in full, or light with a
+// checkpoint taken at its current version.
 func (s *Sweeper) evaluate(r *domain.ScoreRow, now time.Time, cmd domain.TransactionContext) (domain.ScoreUpdate, bool) {
 	score, recency, potential := s.Params.Current(r, now)
 	n := now

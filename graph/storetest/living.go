@@ -184,7 +184,7 @@ func testSweepPages(t *testing.T, st domain.Store, ls domain.LivingStore) {
 		}
 		pages++
 		for _, r := range rows {
-			if got[r.Ref] || r.Ref == "" || r.ScopeID != sc.ID || r.Tier != domain.TierActiveContext || r.Salience != 0.5 || r.Scored || r.Full {
+			if got[r.Ref] || r.Ref == "" || r.ScopeID != sc.ID || r.Tier != domain.TierActiveContext || r.Scored || r.Full {
 				t.Fatalf("page %d: unexpected row %+v", pages, r)
 			}
 			got[r.Ref] = true
@@ -198,7 +198,7 @@ func testSweepPages(t *testing.T, st domain.Store, ls domain.LivingStore) {
 		}
 		cursor = next
 	}
-	full, err := ls.ScoreRowsByRef(ctx, append(refs, "0x7fffffffffffffff", "junk"))
+	full, err := ls.ScoreRowsByRef(ctx, append(refs, "0x7fffffffffffffff", "junk"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,9 +229,30 @@ func testSweepPages(t *testing.T, st domain.Store, ls domain.LivingStore) {
 	if _, err := st.Memory(ctx, gone.ID); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Fatalf("a refresh brought a deleted memory back: %v", err)
 	}
-	again, _ := ls.ScoreRowsByRef(ctx, []string{full[2].Ref})
-	if r := again[0]; !r.Scored || r.Potential != 0.6 || r.Recency != 0.5 || !r.ScoredAt.Equal(at) || r.ScoredVersion != r.Version || r.ScoredClaimed {
-		t.Fatalf("checkpoint = %+v", r)
+	for _, whole := range []bool{true, false} {
+		again, err := ls.ScoreRowsByRef(ctx, []string{full[2].Ref}, whole)
+		if err != nil || len(again) != 1 {
+			t.Fatalf("ScoreRowsByRef(full=%v) = %v, %v", whole, again, err)
+		}
+		r := again[0]
+		if !r.Scored || r.Potential != 0.6 || r.Recency != 0.5 || !r.ScoredAt.Equal(at) || r.ScoredVersion != r.Version ||
+			r.ScoredClaimed || r.ID != full[2].ID || r.Full != whole || r.Salience != 0.3 || r.Tier != domain.TierActiveContext {
+			t.Fatalf("checkpoint (full=%v) = %+v", whole, r)
+		}
+	}
+	// A page row carries the checkpoint and the score written with it; a refresh keeps the one
+	// and changes the other.
+	if _, err := ls.Apply(ctx, nil, &domain.Changes{Scores: []domain.ScoreUpdate{{Ref: full[2].Ref, Salience: 0.25}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	page, _, _ := ls.SweepPage(ctx, sc.ID, domain.TierActiveContext, "", 100)
+	for _, r := range page {
+		if r.Ref == full[2].Ref && (!r.Scored || r.Salience != 0.25 || r.Potential != 0.6 || !r.ScoredAt.Equal(at)) {
+			t.Fatalf("page row after a refresh = %+v", r)
+		}
+	}
+	if m := mustLoad(t, st, full[2].ID); m.Salience != 0.25 {
+		t.Fatalf("refreshed salience = %v", m.Salience)
 	}
 	_, err = ls.Apply(ctx, nil, &domain.Changes{Scores: []domain.ScoreUpdate{{Ref: "0x1) { q(func: has(tr.id)) { uid } }", Salience: 0.2}}}, nil)
 	wantCode(t, err, domain.EINVALID)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func mnemonicTests() []struct {
 		{"IngestRefusesOtherScopes", testIngestCrossScope},
 		{"IngestErrorWritesNothing", testIngestErrorWritesNothing},
 		{"EpisodesRechunked", testEpisodesRechunked},
+		{"ConcurrentIngestCreatesOnce", testConcurrentIngest},
 		{"FacetsReplacedPerRun", testFacetsReplaced},
 		{"AgentsLedger", testAgentsLedger},
 		{"RecallContext", testRecallContext},
@@ -115,10 +117,10 @@ func testIngestIdempotent(t *testing.T, st domain.Store) {
 	if len(w.NewEvents) != 5 || w.Skipped != 0 || len(w.NewAssociations) != 4 {
 		t.Fatalf("first ingest wrote %d events (%d skipped), %d associations; want 5, 0, 4", len(w.NewEvents), w.Skipped, len(w.NewAssociations))
 	}
-	mid, _ := st.LastSeq(ctx)
-	if mid != before+5 {
-		t.Fatalf("events: seq %d → %d, want 5 new", before, mid)
+	if evs := scopeEventsSince(t, st, before, sc.ID); len(evs) != 5 {
+		t.Fatalf("events: %d new in the scope, want 5", len(evs))
 	}
+	mid, _ := st.LastSeq(ctx)
 	// The same batch again: nothing new, no events.
 	w, err = is.Ingest(ctx, domain.Request{}, sc.ID, conversation(sc.ID, 5, "idem"), storedEvents)
 	if err != nil {
@@ -127,8 +129,8 @@ func testIngestIdempotent(t *testing.T, st domain.Store) {
 	if len(w.NewEvents) != 0 || w.Skipped != 5 || len(w.NewAssociations) != 0 {
 		t.Fatalf("second ingest wrote %d events (%d skipped), %d associations; want 0, 5, 0", len(w.NewEvents), w.Skipped, len(w.NewAssociations))
 	}
-	if after, _ := st.LastSeq(ctx); after != mid {
-		t.Fatalf("a repeated ingest emitted %d events", after-mid)
+	if evs := scopeEventsSince(t, st, mid, sc.ID); len(evs) != 0 {
+		t.Fatalf("a repeated ingest emitted %d events", len(evs))
 	}
 	page, err := st.ListMemories(ctx, sc.ID, domain.MemoryFilter{}, domain.Page{})
 	if err != nil || page.TotalCount != 5 {
@@ -249,9 +251,8 @@ func testIngestErrorWritesNothing(t *testing.T, st domain.Store) {
 	_, err = is.Ingest(ctx, domain.Request{}, sc.ID, b, nil)
 	wantCode(t, err, domain.ENOTFOUND)
 	got, _ := is.ExistingIDs(ctx, referencedIDsOf(conversation(sc.ID, 3, "err")))
-	after, _ := st.LastSeq(ctx)
-	if len(got) != 0 || after != before {
-		t.Fatalf("failed ingests wrote %d records and %d events", len(got), after-before)
+	if evs := scopeEventsSince(t, st, before, sc.ID, nowhere); len(got) != 0 || len(evs) != 0 {
+		t.Fatalf("failed ingests wrote %d records and %d events", len(got), len(evs))
 	}
 	// At most once: the same request id answers the first result.
 	req := domain.Request{Op: "ingest", RequestID: domain.NewID(), Fingerprint: "f1"}
@@ -299,6 +300,61 @@ func testEpisodesRechunked(t *testing.T, st domain.Store) {
 	of, err := es.Episodes(ctx, sc.ID, domain.EpisodeFilter{MemoryID: b.Episodes[0].Items[3]})
 	if err != nil || len(of) != 1 || of[0].ID != second.ID {
 		t.Fatalf("episodes of the last event = %+v, %v", of, err)
+	}
+	// An episode a re-chunking no longer makes goes, with its runs and facets.
+	at, run, fs := analysed(sc.ID, &second, "Ada")
+	if _, err := is.Ingest(ctx, domain.Request{}, sc.ID, &domain.IngestBatch{AnalysisTypes: []*domain.AnalysisType{at},
+		Runs: []*domain.AnalysisRun{run}, Facets: fs}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := is.Ingest(ctx, domain.Request{}, sc.ID, &domain.IngestBatch{RemoveEpisodes: []string{second.ID, domain.NewID()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = es.Episode(ctx, second.ID)
+	wantCode(t, err, domain.ENOTFOUND)
+	left, err := st.(domain.FacetStore).Facets(ctx, sc.ID, domain.FacetFilter{EpisodeID: second.ID})
+	runs, rerr := st.(domain.FacetStore).AnalysisRuns(ctx, sc.ID, domain.RunFilter{EpisodeID: second.ID})
+	if err != nil || rerr != nil || len(left) != 0 || len(runs) != 0 {
+		t.Fatalf("after removing the episode: %d facets, %d runs (%v, %v)", len(left), len(runs), err, rerr)
+	}
+	if got, err := es.Episode(ctx, ep.ID); err != nil || len(got.Items) != 2 {
+		t.Fatalf("the other episode = %+v, %v", got, err)
+	}
+	// Removing a record that is no episode is refused.
+	_, err = is.Ingest(ctx, domain.Request{}, sc.ID, &domain.IngestBatch{RemoveEpisodes: []string{b.Episodes[0].Items[0]}}, nil)
+	wantCode(t, err, domain.EINVALID)
+}
+
+func testConcurrentIngest(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	is := ingestStore(t, st)
+	sc := mustScope(t, st)
+	// The same source imported four times at once: every memory exists once, created once.
+	var wg sync.WaitGroup
+	created := make([]int, 4)
+	errs := make([]error, 4)
+	for i := range created {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			w, err := is.Ingest(ctx, domain.Request{}, sc.ID, conversation(sc.ID, 20, "race"), storedEvents)
+			errs[i] = err
+			if err == nil {
+				created[i] = len(w.NewEvents)
+			}
+		}(i)
+	}
+	wg.Wait()
+	total := 0
+	for i := range created {
+		if errs[i] != nil {
+			t.Fatalf("ingest %d: %v", i, errs[i])
+		}
+		total += created[i]
+	}
+	page, err := st.ListMemories(ctx, sc.ID, domain.MemoryFilter{}, domain.Page{})
+	if err != nil || page.TotalCount != 20 || total != 20 {
+		t.Fatalf("%d memories, %d created in all (%v); want 20 and 20", page.TotalCount, total, err)
 	}
 }
 
