@@ -21,6 +21,7 @@ var memPredicates = []string{"tr.kind", "tr.id", "tr.scope", "mem.content", "mem
 
 type memNode struct {
 	UID            string     `json:"uid"`
+	NodeKind       string     `json:"tr.kind"`
 	ID             string     `json:"tr.id"`
 	Scope          string     `json:"tr.scope"`
 	Content        string     `json:"mem.content"`

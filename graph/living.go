@@ -90,6 +90,7 @@ func restampScore(v string, salience float64) string {
 
 type scoreNode struct {
 	UID            string     `json:"uid"`
+	NodeKind       string     `json:"tr.kind"`
 	ID             string     `json:"tr.id"`
 	Scope          string     `json:"tr.scope"`
 	Tier           string     `json:"mem.tier"`
@@ -167,12 +168,15 @@ func (s *Store) ScoreRowsByRef(ctx context.Context, refs []string, full bool) ([
 		var r struct {
 			Q []scoreNode `json:"q"`
 		}
-		q := `{ q(func: ` + root(valid[start:min(len(valid), start+5000)]) + `) @filter(eq(tr.kind, "Memory")) { uid tr.id tr.scope mem.tier mem.claimed mem.salience mem.version mem.score } }`
+		q := `{ q(func: ` + root(valid[start:min(len(valid), start+5000)]) + `) { uid tr.kind tr.id tr.scope mem.tier mem.claimed mem.salience mem.version mem.score } }`
 		if err := s.read(ctx, q, nil, &r); err != nil {
 			return nil, err
 		}
 		for i := range r.Q {
 			n := &r.Q[i]
+			if n.NodeKind != kindMemory {
+				continue // the kind is checked here: an eq filter would read its whole posting list
+			}
 			row := &domain.ScoreRow{Ref: n.UID, ID: n.ID, ScopeID: n.Scope, Tier: domain.Tier(n.Tier), Claimed: n.Claimed,
 				Salience: n.Salience, Version: n.Version}
 			unpackScore(n.Score, row)
@@ -189,7 +193,7 @@ func (s *Store) scoreRows(ctx context.Context, keys []string, root func([]string
 		var r struct {
 			Q []json.RawMessage `json:"q"`
 		}
-		q := `{ q(func: ` + root(chunk) + `) @filter(eq(tr.kind, "Memory")) { ` + scoreFields + ` mem.doc ` + assocFacetFields("") + ` } }`
+		q := `{ q(func: ` + root(chunk) + `) { tr.kind ` + scoreFields + ` mem.doc ` + assocFacetFields("") + ` } }`
 		if err := s.read(ctx, q, nil, &r); err != nil {
 			return nil, err
 		}
@@ -197,6 +201,9 @@ func (s *Store) scoreRows(ctx context.Context, keys []string, root func([]string
 			var n scoreNode
 			if err := json.Unmarshal(raw, &n); err != nil {
 				return nil, err
+			}
+			if n.NodeKind != kindMemory {
+				continue // checked here: an eq filter would read the kind's whole posting list
 			}
 			var edges map[string]any
 			if err := json.Unmarshal(raw, &edges); err != nil {

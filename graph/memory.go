@@ -116,11 +116,16 @@ func (s *Store) Memories(ctx context.Context, ids []string) ([]*domain.Memory, e
 	var r struct {
 		Q []memNode `json:"q"`
 	}
-	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(valid)+`)) @filter(eq(tr.kind, "Memory")) { `+memFields+` } }`, nil, &r); err != nil {
+	// The kind is checked here, not with @filter(eq(tr.kind, …)): an eq filter reads the kind's
+	// whole index posting list (every memory of the graph) to intersect it with a short list.
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(valid)+`)) { tr.kind `+memFields+` } }`, nil, &r); err != nil {
 		return nil, err
 	}
 	byID := make(map[string]*domain.Memory, len(r.Q))
 	for i := range r.Q {
+		if r.Q[i].NodeKind != kindMemory {
+			continue
+		}
 		m, err := r.Q[i].memory()
 		if err != nil {
 			return nil, err

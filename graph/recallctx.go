@@ -21,12 +21,19 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
-	q := `{ q(func: eq(tr.id, ` + idList(ids) + `)) @filter(eq(tr.kind, "Memory") AND eq(tr.scope, "` + scopeID + `")) {
-		tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id } } }`
+	// Kind and scope are checked here: eq filters would read their whole index posting lists.
+	q := `{ q(func: eq(tr.id, ` + idList(ids) + `)) {
+		tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id } } }`
 	if err := s.read(ctx, q, nil, &r); err != nil {
 		return nil, err
 	}
 	for _, row := range r.Q {
+		if k, _ := row["tr.kind"].(string); k != kindMemory {
+			continue
+		}
+		if sc, _ := row["tr.scope"].(string); sc != scopeID {
+			continue
+		}
 		id, _ := row["tr.id"].(string)
 		mc := &domain.MemoryContext{}
 		if eps, ok := row["eps"].([]any); ok {

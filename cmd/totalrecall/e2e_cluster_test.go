@@ -65,7 +65,7 @@ func TestManyServersOneGraph(t *testing.T) {
 	t.Run("ConcurrentClaimsAndStrengthensLoseNothing", func(t *testing.T) {
 		m1 := a.store(t, map[string]any{"scopeId": scope, "content": "hot memory one"})
 		m2 := b.store(t, map[string]any{"scopeId": scope, "content": "hot memory two"})
-		const perServer, clients = 250, 8
+		const perServer, clients = 500, 8
 		claim := `mutation($id: ID!) { claimMemory(id: $id) { id } }`
 		assoc := `mutation($in: AssociateInput!) { associateMemories(input: $in) { strength } }`
 		var wg sync.WaitGroup
