@@ -40,6 +40,7 @@ const episodeFields = `uid tr.id tr.scope ep.def ep.thread ep.start ep.doc`
 
 type episodeNode struct {
 	UID    string    `json:"uid"`
+	Kind   string    `json:"tr.kind"`
 	ID     string    `json:"tr.id"`
 	Scope  string    `json:"tr.scope"`
 	Def    string    `json:"ep.def"`
@@ -110,6 +111,16 @@ func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFi
 		q = `query q($s: string) { var(func: eq(tr.id, "` + f.MemoryID + `")) { e as ~ep.items }
 			q(func: uid(e), orderasc: ep.start, first: ` + fmt.Sprint(first) + `) @filter(` + filter + ` AND eq(tr.scope, $s)) { ` + fields + ` } }`
 	}
+	byIDs := len(f.IDs) > 0 && f.MemoryID == "" && f.DefinitionID == "" && f.ThreadID == ""
+	if byIDs && idList(f.IDs) == "[]" {
+		return []*domain.Episode{}, nil
+	}
+	if byIDs {
+		// Straight to the ids; kind and scope are checked below. Rooted at the scope, the query
+		// would walk every node of the scope, and eq filters read whole index posting lists.
+		q = `{ q(func: eq(tr.id, ` + idList(f.IDs) + `), orderasc: ep.start, first: ` + fmt.Sprint(first) + `) { tr.kind ` + fields + ` } }`
+		vars = nil
+	}
 	var r struct {
 		Q []episodeNode `json:"q"`
 	}
@@ -118,6 +129,9 @@ func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFi
 	}
 	out := make([]*domain.Episode, 0, len(r.Q))
 	for i := range r.Q {
+		if byIDs && (r.Q[i].Kind != kindEpisode || r.Q[i].Scope != scopeID) {
+			continue
+		}
 		e, err := r.Q[i].episode()
 		if err != nil {
 			return nil, err

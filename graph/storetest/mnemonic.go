@@ -301,6 +301,25 @@ func testEpisodesRechunked(t *testing.T, st domain.Store) {
 	if err != nil || len(of) != 1 || of[0].ID != second.ID {
 		t.Fatalf("episodes of the last event = %+v, %v", of, err)
 	}
+	// By ids: only this scope's episodes among them, with their items in order; a memory id, an
+	// unknown id, another scope's episode and a malformed id are not episodes of this scope.
+	other := mustScope(t, st)
+	ob := conversation(other.ID, 2, "chunk")
+	if _, err := is.Ingest(ctx, domain.Request{}, other.ID, ob, nil); err != nil {
+		t.Fatal(err)
+	}
+	byIDs, err := es.Episodes(ctx, sc.ID, domain.EpisodeFilter{WithItems: true,
+		IDs: []string{second.ID, ob.Episodes[0].ID, ep.Items[0], domain.NewID(), `x") } q(func: has(tr.id)) {`, ep.ID}})
+	items := map[string]string{}
+	for _, e := range byIDs {
+		items[e.ID] = fmt.Sprint(e.Items)
+	}
+	if err != nil || len(byIDs) != 2 || items[ep.ID] != fmt.Sprint(ep.Items) || items[second.ID] != fmt.Sprint(second.Items) {
+		t.Fatalf("episodes by ids = %+v, %v", byIDs, err)
+	}
+	if none, err := es.Episodes(ctx, sc.ID, domain.EpisodeFilter{IDs: []string{"not an id"}}); err != nil || len(none) != 0 {
+		t.Fatalf("episodes of malformed ids = %+v, %v", none, err)
+	}
 	// An episode a re-chunking no longer makes goes, with its runs and facets.
 	at, run, fs := analysed(sc.ID, &second, "Ada")
 	if _, err := is.Ingest(ctx, domain.Request{}, sc.ID, &domain.IngestBatch{AnalysisTypes: []*domain.AnalysisType{at},
