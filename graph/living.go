@@ -404,6 +404,7 @@ func (s *Store) Consume(ctx context.Context, consumer string, upTo uint64, fn fu
 // memRef is a memory node as applyChanges sees it.
 type memRef struct {
 	UID     string     `json:"uid"`
+	Kind    string     `json:"tr.kind"`
 	ID      string     `json:"tr.id"`
 	Scope   string     `json:"tr.scope"`
 	Version int64      `json:"mem.version"`
@@ -468,11 +469,15 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		var r struct {
 			Q []memRef `json:"q"`
 		}
-		if err := t.query(`{ q(func: `+root+`) @filter(eq(tr.kind, "Memory")) { `+fields+` } }`, nil, &r); err != nil {
+		// The kind is checked here: an eq filter would read the kind's whole posting list.
+		if err := t.query(`{ q(func: `+root+`) { tr.kind `+fields+` } }`, nil, &r); err != nil {
 			return err
 		}
 		for i := range r.Q {
 			n := &r.Q[i]
+			if n.Kind != kindMemory {
+				continue
+			}
 			if n.ID != "" {
 				mems[n.ID] = n
 			}

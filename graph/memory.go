@@ -389,6 +389,7 @@ func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, ev
 		var r struct {
 			Q []struct {
 				UID     string     `json:"uid"`
+				Kind    string     `json:"tr.kind"`
 				ID      string     `json:"tr.id"`
 				Count   int        `json:"mem.accessCount"`
 				Last    *time.Time `json:"mem.lastAccessedAt"`
@@ -396,12 +397,16 @@ func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, ev
 			} `json:"q"`
 		}
 		if len(ids) > 0 {
-			if err := t.query(`{ q(func: eq(tr.id, `+idList(ids)+`)) @filter(eq(tr.kind, "Memory")) { uid tr.id mem.accessCount mem.lastAccessedAt mem.version } }`, nil, &r); err != nil {
+			// The kind is checked below: an eq filter would read the kind's whole posting list.
+			if err := t.query(`{ q(func: eq(tr.id, `+idList(ids)+`)) { uid tr.kind tr.id mem.accessCount mem.lastAccessedAt mem.version } }`, nil, &r); err != nil {
 				return struct{}{}, err
 			}
 		}
 		alive := make(map[string]bool, len(r.Q))
 		for _, n := range r.Q {
+			if n.Kind != kindMemory {
+				continue
+			}
 			alive[n.ID] = true
 			at := last[n.ID]
 			if n.Last != nil && n.Last.After(at) {
