@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -134,7 +135,13 @@ func openOrCreate(dir string) (bleve.Index, error) {
 	}
 	idx, err := bleve.OpenUsing(dir, runtimeConfig())
 	if err != nil {
-		return nil, fmt.Errorf("search: open %s: %w", dir, err)
+		// A process killed while the index was new may leave it unreadable (its mapping not
+		// yet on disk). The index is derived data: rebuild it empty, the caller replays the log.
+		slog.Warn("search index unreadable, rebuilding it from the event log", "dir", dir, "err", err)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("search: remove unreadable index: %w", err)
+		}
+		return create(dir)
 	}
 	v, err := idx.GetInternal(keySchema)
 	if err == nil && string(v) == schemaVersion {
@@ -165,15 +172,24 @@ func runtimeConfig() map[string]interface{} {
 	}
 }
 
-// create makes a new, empty index in dir (which must hold no index).
+// create makes a new, empty index in dir (which must hold no index). It is created with
+// durable batches and closed, so its mapping and schema marker are on disk before any document
+// goes in, and then opened with the runtime configuration.
 func create(dir string) (bleve.Index, error) {
-	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig())
+	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, bleve.Config.DefaultKVStore, nil)
 	if err != nil {
 		return nil, fmt.Errorf("search: create %s: %w", dir, err)
 	}
 	if err := idx.SetInternal(keySchema, []byte(schemaVersion)); err != nil {
 		_ = idx.Close()
 		return nil, fmt.Errorf("search: create %s: %w", dir, err)
+	}
+	if err := idx.Close(); err != nil {
+		return nil, fmt.Errorf("search: create %s: %w", dir, err)
+	}
+	idx, err = bleve.OpenUsing(dir, runtimeConfig())
+	if err != nil {
+		return nil, fmt.Errorf("search: open new index %s: %w", dir, err)
 	}
 	return idx, nil
 }

@@ -684,3 +684,88 @@ func TestClean(t *testing.T) {
 		})
 	}
 }
+
+// copyDir copies the files of src into dst as they are on disk at this moment: what a process
+// killed now would leave behind.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewIndexSurvivesAKill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	idx := func() *Index {
+		idx, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx
+	}()
+	defer idx.Close()
+	put(t, idx, doc("a", "s", "lantern"))
+	// The folder as a SIGKILL right after the first write would leave it.
+	crashed := filepath.Join(t.TempDir(), "crashed")
+	copyDir(t, dir, crashed)
+	again, err := Open(crashed)
+	if err != nil {
+		t.Fatalf("Open after a kill: %v", err)
+	}
+	defer again.Close()
+	if v, err := again.idx.GetInternal(keySchema); err != nil || string(v) != schemaVersion {
+		t.Errorf("schema marker after a kill: %q, %v; want %q", v, err, schemaVersion)
+	}
+	put(t, again, doc("b", "s", "lantern"))
+	if got := find(t, again, "s", "lantern", domain.MemoryFilter{}); !slices.Contains(got, "b") {
+		t.Errorf("after a kill: got %v, want b among the hits", got)
+	}
+}
+
+func TestUnreadableIndexRebuilds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	idx, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, idx, doc("a", "s", "compass"))
+	if err := idx.SetWatermark(12); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Torn files, as a crash in the middle of a write leaves them.
+	if err := os.WriteFile(filepath.Join(dir, "store", "root.bolt"), []byte("torn"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	idx, err = Open(dir)
+	if err != nil {
+		t.Fatalf("Open of an unreadable index: %v", err)
+	}
+	defer idx.Close()
+	if got := count(t, idx); got != 0 {
+		t.Errorf("Count: got %d, want 0 (rebuilt empty)", got)
+	}
+	if got, _ := idx.Watermark(); got != 0 {
+		t.Errorf("Watermark: got %d, want 0 so the log is replayed", got)
+	}
+	put(t, idx, doc("b", "s", "compass"))
+	if got, want := find(t, idx, "s", "compass", domain.MemoryFilter{}), []string{"b"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
