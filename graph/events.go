@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -128,26 +129,41 @@ func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.
 	return s.allEvents(ctx, "ev.requestId", requestID)
 }
 
-// allEvents returns the events whose pred equals value, in Seq order. It pages by uid (Dgraph
-// caps sorted results at 1000 nodes) and sorts here.
+// allEvents returns the events whose pred equals value, in Seq order. It reads the matching
+// uids in one query and the events by uid lists of a page each, then sorts here: Dgraph caps
+// sorted results at 1000 nodes, and paging with first/after read the same event twice on a
+// busy cluster.
 func (s *Store) allEvents(ctx context.Context, pred, value string) ([]*domain.Event, error) {
 	const page = 1000
-	var out []*domain.Event
-	after := "0x0"
-	for {
+	var ids struct {
+		Q []struct {
+			UID string `json:"uid"`
+		} `json:"q"`
+	}
+	if err := s.read(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v)) { uid } }`, pred),
+		map[string]string{"$v": value}, &ids); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids.Q))
+	uids := make([]string, 0, len(ids.Q))
+	for _, n := range ids.Q {
+		if !seen[n.UID] {
+			seen[n.UID] = true
+			uids = append(uids, n.UID)
+		}
+	}
+	out := make([]*domain.Event, 0, len(uids))
+	for lo := 0; lo < len(uids); lo += page {
+		chunk := uids[lo:min(lo+page, len(uids))]
 		var r struct {
 			Q []eventNode `json:"q"`
 		}
-		if err := s.read(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v), first: %d, after: %s) { %s } }`,
-			pred, page, after, eventFields), map[string]string{"$v": value}, &r); err != nil {
+		if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) @filter(has(ev.type)) { %s } }`,
+			strings.Join(chunk, ","), eventFields), nil, &r); err != nil {
 			return nil, err
 		}
 		for i := range r.Q {
 			out = append(out, r.Q[i].event())
-			after = r.Q[i].UID
-		}
-		if len(r.Q) < page {
-			break
 		}
 	}
 	sortBySeq(out)
