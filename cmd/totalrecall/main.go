@@ -48,8 +48,9 @@ Usage:
 
 The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
 graph lives in PATH/graph, the search index in PATH/index); dgraph://HOST:PORT connects to a
-Dgraph cluster (options: ?sslmode=disable|require|verify-ca, bearertoken=..., user:pass@ for
-ACL), and the search index lives in --index (default ./data/index).
+Dgraph cluster (options: ?sslmode=disable|require|verify-ca, apikey=... or bearertoken=...,
+user:pass@ for ACL, namespace=N with user:pass@), and the search index lives in --index
+(default ./data/index).
 `
 
 var version = "dev"
