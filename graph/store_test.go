@@ -10,12 +10,13 @@ import (
 )
 
 func TestEmbeddedConformance(t *testing.T) {
-	st, err := graph.Open(context.Background(), "file://"+t.TempDir())
+	uri := "file://" + t.TempDir()
+	st, err := graph.Open(context.Background(), uri)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	storetest.RunConformanceTests(t, storeHarness{st})
+	storetest.RunConformanceTests(t, storeHarness{st, uri})
 }
 
 // TestClusterConformance runs the suite against a real Dgraph cluster when
@@ -30,5 +31,5 @@ func TestClusterConformance(t *testing.T) {
 		t.Fatalf("cluster %s configured but unreachable: %v", uri, err)
 	}
 	defer st.Close()
-	storetest.RunConformanceTests(t, storeHarness{st})
+	storetest.RunConformanceTests(t, storeHarness{st, uri})
 }

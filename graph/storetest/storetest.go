@@ -14,7 +14,8 @@ import (
 )
 
 // Harness opens the store under test. The store may hold data from earlier subtests: every
-// subtest works in scopes of its own.
+// subtest works in scopes of its own. A harness that can open a second store on the same graph
+// implements PeerHarness (multi.go).
 type Harness interface {
 	Store() domain.Store
 }
@@ -124,6 +125,8 @@ func RunConformanceTests(t *testing.T, h Harness) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h.Store()) })
 	}
+	// Two stores on one graph (multi.go).
+	runMultiTests(t, h)
 }
 
 func testScopeWithKernels(t *testing.T, st domain.Store) {
