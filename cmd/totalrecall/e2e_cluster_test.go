@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +61,72 @@ func TestManyServersOneGraph(t *testing.T) {
 		x, y := a.store(t, in), b.store(t, in)
 		if x.ID != y.ID {
 			t.Fatalf("retry on B stored a second memory: %s vs %s", x.ID, y.ID)
+		}
+	})
+
+	t.Run("ConcurrentRetryOnBothServersIsNoDuplicate", func(t *testing.T) {
+		// A client whose request timed out retries it on the other server while the first
+		// attempt still runs: both at once, several rounds, two clients per server.
+		sc, _, _ := a.createScope(t, "concurrent retries")
+		const rounds, perServer = 5, 2
+		for r := 0; r < rounds; r++ {
+			in := map[string]any{"scopeId": sc, "content": fmt.Sprint("stored once though sent four times, round ", r),
+				"requestId": fmt.Sprint("cross-concurrent-", runID, "-", r)}
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			answers := make(chan gqlResponse, 2*perServer)
+			errs := make(chan error, 2*perServer)
+			for _, srv := range []*server{a, b} {
+				for c := 0; c < perServer; c++ {
+					wg.Add(1)
+					go func(srv *server) {
+						defer wg.Done()
+						<-start
+						resp, err := srv.try(`mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { `+memFields+` } }`, map[string]any{"in": in})
+						if err != nil {
+							errs <- err
+							return
+						}
+						answers <- resp
+					}(srv)
+				}
+			}
+			close(start)
+			wg.Wait()
+			close(answers)
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			var first *memory
+			for resp := range answers {
+				if len(resp.Errors) > 0 {
+					t.Fatalf("round %d: %+v", r, resp.Errors)
+				}
+				var got struct{ StoreMemory memory }
+				if err := json.Unmarshal(resp.Data, &got); err != nil {
+					t.Fatal(err)
+				}
+				if first == nil {
+					first = &got.StoreMemory
+				} else if !reflect.DeepEqual(*first, got.StoreMemory) {
+					t.Fatalf("round %d: two answers to one request:\n %+v\n %+v", r, *first, got.StoreMemory)
+				}
+			}
+			var total struct{ Memories struct{ TotalCount int } }
+			b.ok(t, `query($s: ID!) { memories(scopeId: $s) { totalCount } }`, map[string]any{"s": sc}, &total)
+			if total.Memories.TotalCount != r+1 {
+				t.Fatalf("round %d: %d memories in the scope, want %d (a retry stored a duplicate)", r, total.Memories.TotalCount, r+1)
+			}
+			var h struct{ History []struct{ Type string } }
+			a.ok(t, `query($id: ID!) { history(memoryId: $id) { type } }`, map[string]any{"id": first.ID}, &h)
+			types := map[string]int{}
+			for _, e := range h.History {
+				types[e.Type]++
+			}
+			if types["MemoryStored"] != 1 || types["StoreCommand"] != 1 {
+				t.Fatalf("round %d: history %+v, want one StoreCommand and one MemoryStored", r, h.History)
+			}
 		}
 	})
 
