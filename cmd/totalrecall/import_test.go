@@ -8,10 +8,22 @@ import (
 	"testing"
 )
 
-// TestImportCommand drives `totalrecall import events` on a file: malformed lines are reported
-// by line and skipped, and running the import again resumes it — what is in stays, the rest
-// comes in.
+// TestImportCommand drives `totalrecall import events` on a file, on the embedded engine and on
+// a cluster: malformed lines are reported by line and skipped, and running the import again
+// resumes it — what is in stays, the rest comes in.
 func TestImportCommand(t *testing.T) {
+	for _, name := range []string{"embedded", "cluster"} {
+		t.Run(name, func(t *testing.T) {
+			sf, ok := backends(t)[name]
+			if !ok {
+				t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
+			}
+			testImportCommand(t, sf(t))
+		})
+	}
+}
+
+func testImportCommand(t *testing.T, sf storeFlags) {
 	dir := t.TempDir()
 	lines := []string{
 		`{"timestamp": "2024-05-01T10:00:00Z", "channel": "sms", "content": "first", "thread_id": "t", "source_id": "1"}`,
@@ -22,9 +34,15 @@ func TestImportCommand(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(lines[:1], "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := "file://" + filepath.Join(dir, "data")
+	flags := []string{"--store", sf.store}
+	if sf.index != "" {
+		flags = append(flags, "--index", sf.index)
+	}
+	importArgs := func(scope string) []string {
+		return append(append([]string{"import", "events"}, flags...), "--scope", scope, file)
+	}
 	var out, errOut bytes.Buffer
-	if err := run([]string{"import", "events", "--store", store, "--scope", "", file}, &out, &errOut); err != nil {
+	if err := run(importArgs(""), &out, &errOut); err != nil {
 		t.Fatalf("import: %v\n%s", err, errOut.String())
 	}
 	scope := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(errOut.String(), "\n", 2)[0], "created scope"))
@@ -36,13 +54,13 @@ func TestImportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := run([]string{"import", "events", "--store", store, "--scope", scope, file}, &out, &errOut); err != nil {
+	if err := run(importArgs(scope), &out, &errOut); err != nil {
 		t.Fatalf("import: %v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(out.String(), "2 events (1 new, 1 already imported)") || !strings.Contains(out.String(), "skipped line 2:") {
 		t.Fatalf("resumed run: %s", out.String())
 	}
-	if err := run([]string{"import", "events", "--store", store, "--scope", "not-a-scope", file}, &out, &errOut); err == nil {
+	if err := run(importArgs("not-a-scope"), &out, &errOut); err == nil {
 		t.Fatal("an import into a scope that is no UUID must fail")
 	}
 }
