@@ -91,6 +91,7 @@ func memoryJSON(uid string, m *domain.Memory, isNew bool) (map[string]any, error
 	}
 	obj := map[string]any{
 		"uid": uid, "mem.content": m.Content, "mem.kind": string(m.Kind), "mem.tier": string(m.Tier),
+		"mem.scopeTier":  scopeTier(m.ScopeID, m.Tier),
 		"mem.occurredAt": ts(m.OccurredAt), "mem.salience": m.Salience, "mem.state": string(m.State),
 		"mem.version": m.Version, "mem.doc": string(doc),
 	}
@@ -111,6 +112,11 @@ func memoryJSON(uid string, m *domain.Memory, isNew bool) (map[string]any, error
 	}
 	return obj, nil
 }
+
+// scopeTier is the key of a memory's scope and tier together (mem.scopeTier): a sweep lists one
+// tier of one scope with a single index lookup, where eq(mem.tier) filtered by eq(tr.scope)
+// intersected the tier's list with every node of the scope (its events included).
+func scopeTier(scopeID string, t domain.Tier) string { return scopeID + "|" + string(t) }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 

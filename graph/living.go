@@ -19,6 +19,7 @@ import (
 func init() {
 	schemaParts = append(schemaParts, `
 mem.score: string .
+mem.scopeTier: string @index(exact) .
 mem.reinforcedAt: datetime @index(hour) .
 mem.consolidatedInto: uid @reverse .
 sess.instance: string @index(exact) .
@@ -31,7 +32,7 @@ consumer.seq: int .
 inst.version: int .
 wm.doc: string .
 `)
-	memPredicates = append(memPredicates, "mem.score", "mem.reinforcedAt", "mem.consolidatedInto")
+	memPredicates = append(memPredicates, "mem.score", "mem.scopeTier", "mem.reinforcedAt", "mem.consolidatedInto")
 }
 
 // Node kinds of the living memory.
@@ -224,9 +225,8 @@ func (s *Store) scoreRows(ctx context.Context, keys []string, root func([]string
 
 var uidRE = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`)
 
-// SweepPage returns a page of a scope's memories in one tier, in uid order: one query lists the
-// page's nodes, then their stored scores are read by uid in chunks (paging the filtered list
-// itself costs a pass over the whole tier per page).
+// SweepPage returns a page of a scope's memories in one tier, in uid order, with their stored
+// scores: one lookup of the scope-and-tier key (mem.scopeTier) lists exactly the page's nodes.
 func (s *Store) SweepPage(ctx context.Context, scopeID string, tier domain.Tier, cursor string, limit int) ([]*domain.ScoreRow, string, error) {
 	if !domain.ValidID(scopeID) {
 		return nil, "", domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
@@ -244,45 +244,35 @@ func (s *Store) SweepPage(ctx context.Context, scopeID string, tier domain.Tier,
 	if cursor != "" {
 		after = ", after: " + cursor
 	}
-	var list struct {
+	var r struct {
 		Q []struct {
-			UID string `json:"uid"`
+			UID   string `json:"uid"`
+			Score string `json:"mem.score"`
 		} `json:"q"`
 	}
-	// Only memory nodes carry mem.tier: the list needs no kind filter.
-	q := fmt.Sprintf(`query q($scope: string, $tier: string) { q(func: eq(mem.tier, $tier), first: %d%s) @filter(eq(tr.scope, $scope)) { uid } }`,
-		limit, after)
-	if err := s.read(ctx, q, map[string]string{"$scope": scopeID, "$tier": string(tier)}, &list); err != nil {
+	q := fmt.Sprintf(`query q($st: string) { q(func: eq(mem.scopeTier, $st), first: %d%s) { uid mem.score } }`, limit, after)
+	if err := s.read(ctx, q, map[string]string{"$st": scopeTier(scopeID, tier)}, &r); err != nil {
 		return nil, "", err
 	}
-	out := make([]*domain.ScoreRow, 0, len(list.Q))
-	for start := 0; start < len(list.Q); start += 10000 {
-		chunk := list.Q[start:min(len(list.Q), start+10000)]
-		uids := make([]string, len(chunk))
-		for i, n := range chunk {
-			uids[i] = n.UID
-		}
-		var r struct {
-			Q []struct {
-				UID   string `json:"uid"`
-				Score string `json:"mem.score"`
-			} `json:"q"`
-		}
-		if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { uid mem.score } }`, nil, &r); err != nil {
-			return nil, "", err
-		}
-		for _, n := range r.Q {
-			row := &domain.ScoreRow{Ref: n.UID, ScopeID: scopeID, Tier: tier}
-			row.Salience, _ = unpackScore(n.Score, row)
-			out = append(out, row)
-		}
+	out := make([]*domain.ScoreRow, 0, len(r.Q))
+	for _, n := range r.Q {
+		row := &domain.ScoreRow{Ref: n.UID, ScopeID: scopeID, Tier: tier}
+		row.Salience, _ = unpackScore(n.Score, row)
+		out = append(out, row)
 	}
 	next := ""
-	if len(list.Q) == limit {
-		next = list.Q[len(list.Q)-1].UID
+	if len(r.Q) == limit {
+		next = r.Q[len(r.Q)-1].UID
 	}
 	return out, next, nil
 }
+
+// SweepListQuery is the DQL a sweep runs to list one tier of a scope with its stored scores, for
+// raw baselines; $st is ScopeTier's value.
+const SweepListQuery = `query q($st: string) { q(func: eq(mem.scopeTier, $st)) { uid mem.score } }`
+
+// ScopeTier is the value of mem.scopeTier for a scope and tier.
+func ScopeTier(scopeID string, t domain.Tier) string { return scopeTier(scopeID, t) }
 
 // recorded is what an at-most-once living operation keeps for replays.
 type recorded struct {
@@ -540,6 +530,7 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 			}
 			n.Version++
 			o["mem.tier"], o["mem.version"] = string(u.Tier), n.Version
+			o["mem.scopeTier"] = scopeTier(n.Scope, u.Tier)
 			res.Moved++
 		}
 		if checkpoint {
@@ -607,4 +598,32 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		t.emit(e)
 	}
 	return res, nil
+}
+
+// migrate gives memories written before mem.scopeTier existed (or imported from a dump made
+// before it) their key. On a graph where every memory has it, it costs one has() pass.
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		var r struct {
+			Q []struct {
+				UID   string `json:"uid"`
+				Scope string `json:"tr.scope"`
+				Tier  string `json:"mem.tier"`
+			} `json:"q"`
+		}
+		if err := s.read(ctx, `{ q(func: has(mem.tier), first: 5000) @filter(not has(mem.scopeTier)) { uid tr.scope mem.tier } }`, nil, &r); err != nil {
+			return err
+		}
+		if len(r.Q) == 0 {
+			return nil
+		}
+		if _, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
+			for _, n := range r.Q {
+				t.set(map[string]any{"uid": n.UID, "mem.scopeTier": scopeTier(n.Scope, domain.Tier(n.Tier))})
+			}
+			return struct{}{}, nil
+		}); err != nil {
+			return err
+		}
+	}
 }

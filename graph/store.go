@@ -107,7 +107,7 @@ func (s *Store) init(ctx context.Context) error {
 		}
 		s.seq, s.counterUID = seq, uid
 	}
-	return nil
+	return s.migrate(ctx)
 }
 
 // Close releases the store; the embedded engine is shut down.

@@ -25,6 +25,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/salience"
 	"github.com/totalrecall/totalrecall/domain/subconscious"
+	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/resolvers"
 )
 
@@ -440,44 +441,25 @@ func benchRecallLoop(c *benchClient, addr, scope string, ids []string, n int, rn
 	return lat, nil
 }
 
-// benchRawSweepRead runs the sweep's own reads raw — the list of a tier's nodes, then their stored
-// scores by uid in chunks of 10,000 — over every tier: the floor of a sweep's cost.
+// benchRawSweepRead runs the sweep's own reads raw — each tier's nodes with their stored scores,
+// listed by the scope-and-tier key — over every tier: the floor of a sweep's cost.
 func benchRawSweepRead(ctx context.Context, st interface {
 	RawQuery(context.Context, string, map[string]string) ([]byte, error)
 }, scope string, n int) (float64, error) {
 	t0 := time.Now()
 	read := 0
 	for _, tier := range domain.Tiers {
-		raw, err := st.RawQuery(ctx, `query q($scope: string, $tier: string) { q(func: eq(mem.tier, $tier)) @filter(eq(tr.scope, $scope)) { uid } }`,
-			map[string]string{"$scope": scope, "$tier": string(tier)})
+		raw, err := st.RawQuery(ctx, graph.SweepListQuery, map[string]string{"$st": graph.ScopeTier(scope, tier)})
 		if err != nil {
 			return 0, err
 		}
-		var list struct {
-			Q []struct {
-				UID string `json:"uid"`
-			} `json:"q"`
+		var r struct {
+			Q []map[string]any `json:"q"`
 		}
-		if err := json.Unmarshal(raw, &list); err != nil {
+		if err := json.Unmarshal(raw, &r); err != nil {
 			return 0, err
 		}
-		for i := 0; i < len(list.Q); i += 10000 {
-			var uids []string
-			for _, x := range list.Q[i:min(len(list.Q), i+10000)] {
-				uids = append(uids, x.UID)
-			}
-			raw, err := st.RawQuery(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { uid mem.salience mem.score } }`, nil)
-			if err != nil {
-				return 0, err
-			}
-			var r struct {
-				Q []map[string]any `json:"q"`
-			}
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return 0, err
-			}
-			read += len(r.Q)
-		}
+		read += len(r.Q)
 	}
 	if read != n {
 		return 0, fmt.Errorf("raw sweep read %d memories, want %d", read, n)
