@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -154,3 +155,92 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// TestImportIntoStoreWithData imports a dump into a store that holds other scopes and events: the
+// dump's records arrive whole, its events follow the store's own in their order, and a second
+// import of the same dump is refused without writing anything.
+func TestImportIntoStoreWithData(t *testing.T) {
+	ctx := context.Background()
+	st, err := graph.Open(ctx, "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	populate(t, st)
+	before := takeSnapshot(t, st)
+	var dump bytes.Buffer
+	if _, err := st.Export(ctx, &dump); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The store's own data: a scope with events.
+	own := storetest.NewScope("own")
+	ev := &domain.Event{Type: domain.EvScopeCreated, Context: domain.TransactionContext{SessionID: "s", RequestID: "own", MessageID: domain.NewID(),
+		CausationID: "c", Timestamp: storetest.NewMemory("", "").CreatedAt, SourceContext: "Cortex"}}
+	if _, err := st.CreateScope(ctx, domain.Request{}, own, []*domain.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	m := storetest.NewMemory(own.ID, "own memory")
+	if _, err := st.InsertMemories(ctx, domain.Request{}, []*domain.Memory{m}, []*domain.Event{{Type: domain.EvMemoryStored, ScopeID: own.ID,
+		MemoryID: m.ID, Context: domain.TransactionContext{SessionID: "s", RequestID: "own", MessageID: domain.NewID(), CausationID: "c",
+			Timestamp: m.CreatedAt, SourceContext: "Cortex"}}}); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := st.LastSeq(ctx)
+	if _, err := st.Import(ctx, bytes.NewReader(dump.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	after := takeSnapshot(t, st)
+	// The store's own scope and events are still there, first.
+	if len(after.Scopes) != len(before.Scopes)+1 || len(after.Events) != len(before.Events)+int(head) {
+		t.Fatalf("after the import: %d scopes, %d events; want %d and %d", len(after.Scopes), len(after.Events), len(before.Scopes)+1, len(before.Events)+int(head))
+	}
+	var imported []*domain.Event
+	for _, e := range after.Events {
+		if e.Seq > head {
+			imported = append(imported, e)
+		}
+	}
+	for i, e := range before.Events {
+		got := imported[i]
+		if got.Seq != e.Seq+head {
+			t.Fatalf("event %d: Seq %d, want %d (after the store's %d)", i, got.Seq, e.Seq+head, head)
+		}
+		moved := *e
+		moved.Seq = got.Seq
+		if !reflect.DeepEqual(&moved, got) {
+			t.Fatalf("event %d:\nbefore %+v\nafter  %+v", i, e, got)
+		}
+	}
+	mine := snapshot{}
+	for _, sc := range after.Scopes {
+		if sc.ID != own.ID {
+			mine.Scopes = append(mine.Scopes, sc)
+		}
+	}
+	for _, x := range after.Memories {
+		if x.ScopeID != own.ID {
+			mine.Memories = append(mine.Memories, x)
+		}
+	}
+	if !reflect.DeepEqual(before.Scopes, mine.Scopes) || !reflect.DeepEqual(before.Memories, mine.Memories) ||
+		!reflect.DeepEqual(before.Associations, after.Associations) {
+		t.Fatalf("the dump's records changed: %d/%d scopes, %d/%d memories, %d/%d associations", len(mine.Scopes), len(before.Scopes),
+			len(mine.Memories), len(before.Memories), len(after.Associations), len(before.Associations))
+	}
+	// The log goes on after the imported events.
+	last, _ := st.LastSeq(ctx)
+	if want := head + before.Events[len(before.Events)-1].Seq; last != want {
+		t.Fatalf("LastSeq = %d, want %d", last, want)
+	}
+	// Once only: a second import is refused and writes nothing.
+	_, err = st.Import(ctx, bytes.NewReader(dump.Bytes()))
+	if err == nil || !strings.Contains(err.Error(), "already holds") {
+		t.Fatalf("second import: %v, want a refusal", err)
+	}
+	if again := takeSnapshot(t, st); !reflect.DeepEqual(again, after) {
+		t.Fatal("a refused import wrote")
+	}
+}

@@ -31,7 +31,7 @@ Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
-  totalrecall import dump [--store URI] FILE|-        load an export into an empty store
+  totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
   totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
                                                       agent transcripts (idempotent; run again to resume)
