@@ -683,7 +683,9 @@ func without(m map[string]any, key string) map[string]any {
 	return out
 }
 
-// fakeEmbeddings answers an OpenAI-style embeddings request with vectors made from the texts.
+// fakeEmbeddings answers an OpenAI-style embeddings request with vectors made from the texts. They
+// have 4 dimensions like every other vector the tests write: a Dgraph vector index cannot compare
+// vectors of different lengths, and the test cluster is shared.
 func fakeEmbeddings(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Input []string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
@@ -698,7 +700,7 @@ func fakeEmbeddings(w http.ResponseWriter, r *http.Request) {
 		Data []item `json:"data"`
 	}{}
 	for i, text := range in.Input {
-		v := make([]float32, 8)
+		v := make([]float32, 4)
 		for j := range v {
 			h := fnv.New32a()
 			fmt.Fprint(h, j, text)
