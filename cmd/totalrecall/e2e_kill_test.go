@@ -61,7 +61,7 @@ func startProcess(t *testing.T, args ...string) *process {
 	select {
 	case a := <-addr:
 		return &process{cmd: cmd, addr: a}
-	case <-time.After(120 * time.Second):
+	case <-time.After(5 * time.Minute): // a liveness bound: a start replays the index's missing events
 		cmd.Process.Kill()
 		t.Fatal("server process did not start")
 	}
