@@ -338,6 +338,10 @@ func importDump(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "imported %d lines; the search index catches up on the next start\n", n)
+	fmt.Fprintf(stdout, "imported %d lines; the search index catches up on the next start", n)
+	if a := st.Aborts(); a > 0 {
+		fmt.Fprintf(stdout, " (%d commits conflicted with concurrent writes and were retried)", a)
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }

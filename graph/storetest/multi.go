@@ -254,10 +254,14 @@ func testMultiUpdatesWithoutEvents(t *testing.T, a, b domain.Store) {
 func testMultiInserts(t *testing.T, a, b domain.Store) {
 	ctx := context.Background()
 	sc := mustScope(t, a)
+	head, err := a.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const workers, rounds = 5, 6
 	var mu sync.Mutex
 	ids := map[string]bool{}
-	err := both(a, b, workers, func(st domain.Store, side, w int) error {
+	err = both(a, b, workers, func(st domain.Store, side, w int) error {
 		for i := 0; i < rounds; i++ {
 			m := NewMemory(sc.ID, fmt.Sprintf("from %c %d %d", 'A'+side, w, i))
 			if _, err := st.InsertMemories(ctx, domain.Request{}, []*domain.Memory{m}, []*domain.Event{storedEvent(m)}); err != nil {
@@ -287,7 +291,7 @@ func testMultiInserts(t *testing.T, a, b domain.Store) {
 			}
 		}
 	}
-	evs := scopeEventsSince(t, a, 0, sc.ID)
+	evs := scopeEventsSince(t, a, head, sc.ID)
 	seqs, per := map[uint64]bool{}, map[string]int{}
 	for _, e := range evs {
 		if seqs[e.Seq] {
