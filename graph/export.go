@@ -191,8 +191,13 @@ type importLine struct {
 	node string // the source node of a node line
 }
 
-// importBatch is how many objects one import request commits.
-const importBatch = 1000
+// importBatch is how many objects one import request commits; importEventBatch how many events,
+// fewer, as each such request conflicts with every concurrent writer of events on a cluster and
+// a short one is retried sooner.
+const (
+	importBatch      = 1000
+	importEventBatch = 250
+)
 
 // Import reads a dump written by Export into this store, creating new nodes with the same
 // predicates and edges (see the dump format above), and returns the number of lines read.
@@ -392,8 +397,8 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 	}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].seq < events[j].seq })
 	var seqs seqMap
-	for start := 0; start < len(events); start += importBatch {
-		part := events[start:min(len(events), start+importBatch)]
+	for start := 0; start < len(events); start += importEventBatch {
+		part := events[start:min(len(events), start+importEventBatch)]
 		objs := make([]map[string]any, len(part))
 		for i, l := range part {
 			d, err := read(l)

@@ -244,3 +244,76 @@ func TestImportIntoStoreWithData(t *testing.T) {
 		t.Fatal("a refused import wrote")
 	}
 }
+
+// TestImportMovesEventsAndConsumers imports a log of several batches into a store with events of
+// its own: every event moves by the store's head, in order, and a log consumer's watermark
+// moves with the events it had consumed.
+func TestImportMovesEventsAndConsumers(t *testing.T) {
+	ctx := context.Background()
+	st, err := graph.Open(ctx, "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc, err := st.CreateScope(ctx, domain.Request{}, storetest.NewScope("log"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := func(scope string) *domain.Event {
+		return &domain.Event{Type: domain.MsgSearchQuery, ScopeID: scope, Payload: map[string]any{"query": "q"},
+			Context: domain.TransactionContext{SessionID: "s", RequestID: domain.NewID(), MessageID: domain.NewID(), CausationID: "c",
+				Timestamp: storetest.NewMemory("", "").CreatedAt, SourceContext: "Cortex"}}
+	}
+	const n = 700 // three import batches
+	for i := 0; i < n; i += 100 {
+		evs := make([]*domain.Event, 100)
+		for j := range evs {
+			evs[j] = query(sc.ID)
+		}
+		if err := st.AppendEvents(ctx, evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Consume(ctx, "salience", 420, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.EventsSince(ctx, 0, 10000)
+	if err != nil || len(before) != n {
+		t.Fatalf("%d events (%v), want %d", len(before), err, n)
+	}
+	var dump bytes.Buffer
+	if _, err := st.Export(ctx, &dump); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	own, err := st.CreateScope(ctx, domain.Request{}, storetest.NewScope("own"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendEvents(ctx, []*domain.Event{query(own.ID), query(own.ID), query(own.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Import(ctx, bytes.NewReader(dump.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	after, err := st.EventsSince(ctx, 3, 10000)
+	if err != nil || len(after) != n {
+		t.Fatalf("%d imported events (%v), want %d", len(after), err, n)
+	}
+	for i, e := range before {
+		moved := *e
+		moved.Seq += 3
+		if !reflect.DeepEqual(&moved, after[i]) {
+			t.Fatalf("event %d:\nbefore %+v\nafter  %+v", i, e, after[i])
+		}
+	}
+	if last, _ := st.LastSeq(ctx); last != n+3 {
+		t.Fatalf("LastSeq = %d, want %d", last, n+3)
+	}
+	w, found, err := st.ConsumerWatermark(ctx, "salience")
+	if err != nil || !found || w != 423 {
+		t.Fatalf("consumer watermark = %d, %v, %v; want 423", w, found, err)
+	}
+}
