@@ -415,12 +415,12 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	}
 	mu := &api.Mutation{CommitNow: true}
 	if len(t.sets) > 0 {
-		if mu.SetJson, err = json.Marshal(t.sets); err != nil {
+		if mu.SetNquads, err = toNQuads(t.sets, false); err != nil {
 			return zero, err
 		}
 	}
 	if len(t.dels) > 0 {
-		if mu.DeleteJson, err = json.Marshal(t.dels); err != nil {
+		if mu.DelNquads, err = toNQuads(t.dels, true); err != nil {
 			return zero, err
 		}
 	}

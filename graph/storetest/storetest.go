@@ -34,6 +34,12 @@ var Nasty = []string{
 	"zero\u200bwidth and combining e\u0301",
 	"control \x01\x02\x7f chars",
 	`# not a comment`,
+	// Strings Dgraph's JSON mutations would not keep as strings: vectors and upsert functions.
+	`[1, 2]`,
+	" [0.5,\t0.25]\n",
+	`uid(v)`,
+	`val(x)`,
+	`*`,
 }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
