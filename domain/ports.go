@@ -7,11 +7,16 @@ import (
 
 // Request identifies a command for at-most-once application: a command retried with the same
 // RequestID and Op is applied once and answered with the first result. A RequestID reused for a
-// different input (Fingerprint) of the same Op is refused with CONFLICT.
+// different input (Fingerprint) of the same Op is refused with CONFLICT. The record of an applied
+// request belongs to the scopes the command wrote in: the store adds those it reads inside the
+// write, ScopeID names one the caller knows (for writes the store cannot attribute itself).
+// Deleting a scope deletes the records of its requests, so a retry after the deletion is applied
+// afresh instead of replaying deleted data.
 type Request struct {
 	Op          string
 	RequestID   string
 	Fingerprint string
+	ScopeID     string
 }
 
 // MemoryUpdate is the domain's part of a read-modify-write of one memory: it receives the current

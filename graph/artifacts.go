@@ -155,6 +155,7 @@ func (s *Store) InsertArtifacts(ctx context.Context, req domain.Request, arts []
 				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", a.ID)
 			}
 			seen[a.ID] = true
+			t.inScope(a.ScopeID)
 			obj, err := artifactJSON(fmt.Sprintf("_:a%d", i), a, true)
 			if err != nil {
 				return nil, err
@@ -313,6 +314,7 @@ func (s *Store) UpdateArtifact(ctx context.Context, req domain.Request, id strin
 		if err != nil {
 			return nil, err
 		}
+		t.inScope(n.Scope)
 		evs, err := fn(a)
 		if err != nil {
 			return nil, err

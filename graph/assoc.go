@@ -39,6 +39,7 @@ func (s *Store) Associate(ctx context.Context, req domain.Request, sourceID, tar
 			return nil, domain.Errorf(domain.ECROSSSCOPE,
 				"memory %s and memory %s belong to different scopes", sourceID, targetID)
 		}
+		t.inScope(src.Scope)
 		lo, hi := src, dst
 		if hi.ID < lo.ID {
 			lo, hi = hi, lo

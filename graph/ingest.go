@@ -248,6 +248,7 @@ func (s *Store) Ingest(ctx context.Context, req domain.Request, scopeID string, 
 				return nil, domain.Errorf(domain.ECROSSSCOPE, "%s %s belongs to another scope", strings.ToLower(n.Kind), id)
 			}
 		}
+		t.inScope(scopeID)
 		w := &ingestWrite{t: t, nodes: nodes, scope: scopeID, blank: map[string]string{}, kinds: map[string]string{}}
 		out, err := w.apply(b)
 		if err != nil {

@@ -20,6 +20,7 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 		if err := t.scopeExists(scopeID); err != nil {
 			return nil, err
 		}
+		t.inScope(scopeID)
 		nodes, heads, err := t.nodes(ids)
 		if err != nil {
 			return nil, err
@@ -182,6 +183,7 @@ func (s *Store) Restore(ctx context.Context, req domain.Request, id string, fn d
 		if n == nil || n.State == domain.EndRemoved {
 			return nil, domain.Errorf(domain.ENOTFOUND, "artifact %s not found", id)
 		}
+		t.inScope(n.ScopeID)
 		evs, err := fn(n)
 		if err != nil {
 			return nil, err
@@ -231,6 +233,7 @@ func (s *Store) DeleteArtifact(ctx context.Context, req domain.Request, id strin
 		if n == nil || n.State == domain.EndRemoved {
 			return nil, domain.Errorf(domain.ENOTFOUND, "artifact %s not found", id)
 		}
+		t.inScope(n.ScopeID)
 		if err := t.record(heads[id], n); err != nil {
 			return nil, err
 		}
@@ -308,6 +311,8 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 	if !domain.ValidID(scopeID) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
 	}
+	// The deletion's own request record outlives the scope: it answers a retry with the counts.
+	req.ScopeID = ""
 	if r := reqPtr(req); r != nil {
 		var out domain.ScopeDeletion
 		if ok, err := s.replayed(ctx, r, &out); err != nil || ok {
@@ -361,16 +366,18 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 // an erased event keeps tr.kind, ev.seq and ev.type (set to Erased).
 var eventPredicates = []string{"tr.scope", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"}
 
-// deleteScopeChunk removes up to scopeChunk nodes carrying the scope. Events are erased: they
-// keep their kind and Seq, with type Erased, so the log has no gap. Every other node loses every
+// deleteScopeChunk removes up to scopeChunk nodes carrying the scope (and up to scopeChunk
+// records of requests over several scopes, this one among them). Events are erased: they keep
+// their kind and Seq, with type Erased, so the log has no gap. Every other node loses every
 // predicate it has — found with has(), so predicates registered by any part of the store are
 // covered.
 func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDeletion, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `query q($s: string) { c as var(func: eq(tr.scope, $s), first: %d)
-	nodes(func: uid(c)) { uid tr.kind kernel.family life.family }
-	ne as var(func: uid(c)) @filter(NOT eq(tr.kind, "Event"))
-	`, scopeChunk)
+	rq as var(func: eq(req.scopes, $s), first: %d)
+	nodes(func: uid(c, rq)) { uid tr.kind kernel.family life.family }
+	ne as var(func: uid(c, rq)) @filter(NOT eq(tr.kind, "Event"))
+	`, scopeChunk, scopeChunk)
 	for i, p := range preds {
 		fmt.Fprintf(&b, "p%d(func: uid(ne)) @filter(has(<%s>)) { uid }\n", i, p)
 	}

@@ -61,6 +61,7 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
 			}
 			seen[m.ID] = true
+			t.inScope(m.ScopeID)
 			obj, err := memoryJSON(fmt.Sprintf("_:m%d", i), m, true)
 			if err != nil {
 				return nil, err
@@ -317,6 +318,7 @@ func (s *Store) UpdateMemory(ctx context.Context, req domain.Request, id string,
 		if err != nil {
 			return nil, err
 		}
+		t.inScope(n.Scope)
 		orig := m.Clone()
 		evs, err := fn(m)
 		if err != nil {

@@ -246,6 +246,7 @@ func (s *Store) Consolidate(ctx context.Context, req domain.Request, ids []strin
 			}
 			sources = append(sources, m)
 		}
+		t.inScope(sources[0].ScopeID)
 		merged, evs, err := fn(sources)
 		if err != nil {
 			return nil, err

@@ -246,6 +246,7 @@ func (s *Store) Reference(ctx context.Context, req domain.Request, sourceID stri
 		if src.ScopeID != dst.ScopeID {
 			return nil, domain.Errorf(domain.ECROSSSCOPE, "artifact %s and artifact %s belong to different scopes", sourceID, targetID)
 		}
+		t.inScope(src.ScopeID)
 		var cur *domain.Reference
 		for _, r := range src.Out {
 			if r.Type == rt && r.TargetID == targetID {

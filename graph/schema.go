@@ -40,6 +40,7 @@ ev.touches: [string] .
 req.key: string @index(exact) @upsert .
 req.fingerprint: string .
 req.result: string .
+req.scopes: [string] @index(exact) .
 counter.value: int .
 
 type Scope {
@@ -63,6 +64,8 @@ type Kernel {
 
 type Request {
   tr.kind
+  tr.scope
+  req.scopes
   req.key
   req.fingerprint
   req.result

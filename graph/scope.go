@@ -66,6 +66,7 @@ func (s *Store) CreateScope(ctx context.Context, req domain.Request, sc *domain.
 		if len(r.Q) > 0 {
 			return nil, domain.Errorf(domain.ECONFLICT, "scope or kernel id already exists")
 		}
+		t.inScope(sc.ID)
 		t.set(map[string]any{"uid": "_:scope", "dgraph.type": kindScope, "tr.kind": kindScope,
 			"tr.id": sc.ID, "tr.scope": sc.ID, "scope.name": sc.Name, "scope.createdAt": ts(sc.CreatedAt)})
 		for i, k := range []*domain.Kernel{sc.AgentKernel, sc.WorldKernel} {
@@ -138,6 +139,7 @@ func (s *Store) UpdateKernel(ctx context.Context, req domain.Request, kernelID s
 			return nil, domain.Errorf(domain.ENOTFOUND, "kernel %s not found", kernelID)
 		}
 		n := r.Q[0]
+		t.inScope(n.Scope)
 		k := n.kernel()
 		evs, err := fn(k)
 		if err != nil {

@@ -62,6 +62,7 @@ func (t *tx) applySessions(ch *domain.Changes, obj func(uid string) map[string]a
 		if !domain.ValidID(s.ID) || !domain.ValidID(s.ScopeID) || s.InstanceID == "" {
 			return domain.Errorf(domain.EINVALID, "a session needs UUID id and scope and an instance")
 		}
+		t.inScope(s.ScopeID)
 		ids = append(ids, s.ID)
 	}
 	for _, sm := range ch.SessionMemories {
@@ -294,6 +295,7 @@ func (t *tx) applyWorkingMemory(wms []*domain.WorkingMemory) error {
 		if len(r.S) == 0 {
 			return domain.Errorf(domain.ENOTFOUND, "scope %s not found", wm.ScopeID)
 		}
+		t.inScope(wm.ScopeID)
 		raw, err := json.Marshal(wm)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -260,6 +261,9 @@ type tx struct {
 	sets   []map[string]any
 	dels   []map[string]any
 	events []*domain.Event
+	// scopes are the scopes the operation wrote in, in the order it named them (see inScope): a
+	// request record carries them, so deleting a scope deletes the records of its requests.
+	scopes []string
 
 	// The event counter as read at the start of a cluster transaction.
 	counterRead bool
@@ -279,6 +283,15 @@ func (t *tx) query(q string, vars map[string]string, out any) error {
 }
 
 func (t *tx) set(obj map[string]any) { t.sets = append(t.sets, obj) }
+
+// inScope records that the operation writes in the scopes ids (empty ids are ignored).
+func (t *tx) inScope(ids ...string) {
+	for _, id := range ids {
+		if id != "" && !slices.Contains(t.scopes, id) {
+			t.scopes = append(t.scopes, id)
+		}
+	}
+}
 func (t *tx) del(obj map[string]any) { t.dels = append(t.dels, obj) }
 func (t *tx) emit(evs ...*domain.Event) {
 	t.events = append(t.events, evs...)
@@ -320,6 +333,27 @@ type requestNode struct {
 }
 
 func requestKey(req *domain.Request) string { return req.Op + "|" + req.RequestID }
+
+// requestJSON is the record of an applied request: its key, fingerprint and result, and the
+// scopes it belongs to — those the write named (tx.inScope) and req.ScopeID — so that a scope's
+// deletion deletes it and a retry after the deletion cannot replay the deleted data. One scope is
+// its tr.scope; a request over several scopes lists them in req.scopes.
+func requestJSON(req *domain.Request, result string, scopes []string) map[string]any {
+	obj := map[string]any{
+		"uid": "_:req", "dgraph.type": kindRequest, "tr.kind": kindRequest,
+		"req.key": requestKey(req), "req.fingerprint": req.Fingerprint, "req.result": result,
+	}
+	if req.ScopeID != "" && !slices.Contains(scopes, req.ScopeID) {
+		scopes = append(slices.Clone(scopes), req.ScopeID)
+	}
+	switch {
+	case len(scopes) == 1:
+		obj["tr.scope"] = scopes[0]
+	case len(scopes) > 1:
+		obj["req.scopes"] = scopes
+	}
+	return obj
+}
 
 func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn func(t *tx) (T, error)) (T, error) {
 	var zero T
@@ -387,10 +421,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		if err != nil {
 			return zero, fmt.Errorf("encode result: %w", err)
 		}
-		t.set(map[string]any{
-			"uid": "_:req", "dgraph.type": kindRequest, "tr.kind": kindRequest,
-			"req.key": requestKey(req), "req.fingerprint": req.Fingerprint, "req.result": string(raw),
-		})
+		t.set(requestJSON(req, string(raw), t.scopes))
 	}
 	if len(t.events) > 0 {
 		base, counterUID, err := t.lastSeq()

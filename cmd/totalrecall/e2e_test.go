@@ -203,6 +203,7 @@ var e2eTests = []struct {
 	{"DigestPasses", testDigestPasses},
 	{"ExplicitDelete", testExplicitDelete},
 	{"DeleteScopeTwoScopes", testDeleteScopeTwoScopes},
+	{"RequestReplayDiesWithScope", testRequestReplayDiesWithScope},
 	{"DigestCommand", testDigestCommand},
 	{"ImportLoCoMo", testImportLoCoMo},
 	{"ImportEventsAndEpisodes", testImportEventsAndEpisodes},

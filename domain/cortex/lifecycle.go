@@ -164,7 +164,7 @@ func (c *Cortex) SaveArtifact(ctx context.Context, f domain.ArtifactFamily, in S
 		return nil, err
 	}
 	now := tc.Timestamp
-	req := domain.Request{Op: "save_" + string(f), RequestID: in.RequestID, Fingerprint: fingerprint(in)}
+	req := domain.Request{Op: "save_" + string(f), RequestID: in.RequestID, Fingerprint: fingerprint(in), ScopeID: in.ScopeID}
 	payload := func(a *domain.Artifact) map[string]any {
 		return map[string]any{"artifactId": a.ID, "family": string(f), "type": a.Type, "title": a.Title,
 			"contentBytes": len(a.Content), "version": a.Version}
@@ -546,7 +546,7 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		return nil, err
 	}
 	now := tc.Timestamp
-	req := domain.Request{Op: "runDigest", RequestID: in.RequestID, Fingerprint: fingerprint(p)}
+	req := domain.Request{Op: "runDigest", RequestID: in.RequestID, Fingerprint: fingerprint(p), ScopeID: p.ScopeID}
 	report := &domain.DigestReport{ID: domain.NewID(), ScopeID: p.ScopeID, At: now, Proposals: []domain.Proposal{},
 		Archived: append([]string{}, p.Archive...), Removed: append([]string{}, p.Remove...), StaleAfter: p.StaleAfter}
 	if p.Propose {

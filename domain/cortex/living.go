@@ -155,7 +155,7 @@ func (c *Cortex) SessionStart(ctx context.Context, in SessionStartInput) (*Sessi
 		return nil, err
 	}
 	now := tc.Timestamp
-	req := domain.Request{Op: "sessionStart", RequestID: in.RequestID, Fingerprint: fingerprint([]string{in.InstanceID, in.MindType, in.ScopeID})}
+	req := domain.Request{Op: "sessionStart", RequestID: in.RequestID, Fingerprint: fingerprint([]string{in.InstanceID, in.MindType, in.ScopeID}), ScopeID: in.ScopeID}
 	var sessID string
 	err = l.store.UpdateSessions(ctx, &req, in.InstanceID, func(active []*domain.Session) (*domain.Changes, any, error) {
 		sess := &domain.Session{ID: newID, ScopeID: in.ScopeID, InstanceID: in.InstanceID, MindType: in.MindType,
@@ -380,7 +380,8 @@ func (c *Cortex) TotalRecallAdvisory(ctx context.Context, in TotalRecallInput) (
 	adv := &domain.Event{Type: domain.EvTotalRecallAdvisory, ScopeID: ms[0].ScopeID, Context: tc,
 		Payload: map[string]any{"sourceMemoryIds": ids, "maxDepth": in.MaxDepth, "instanceId": in.InstanceID,
 			"timestamp": tc.Timestamp.Format(time.RFC3339Nano)}}
-	req := domain.Request{Op: "totalRecallAdvisory", RequestID: in.RequestID, Fingerprint: fingerprint([]any{ids, in.MaxDepth, in.InstanceID})}
+	req := domain.Request{Op: "totalRecallAdvisory", RequestID: in.RequestID, Fingerprint: fingerprint([]any{ids, in.MaxDepth, in.InstanceID}),
+		ScopeID: ms[0].ScopeID}
 	if _, err := l.store.Apply(ctx, &req, &domain.Changes{Events: []*domain.Event{adv}}, tc.RequestID); err != nil {
 		return "", err
 	}
@@ -461,7 +462,7 @@ func (c *Cortex) DecaySweep(ctx context.Context, scopeID string, tier domain.Tie
 	}
 	cmd := command(domain.MsgDecaySweep, scopeID, "", tc, domain.CtxSalience,
 		map[string]any{"scopeId": scopeID, "tier": string(tier), "timestamp": tc.Timestamp.Format(time.RFC3339Nano)})
-	res, err := l.sweeper.Sweep(ctx, domain.Request{Op: "decaySweep", RequestID: m.RequestID, Fingerprint: fingerprint([]string{scopeID, string(tier)})},
+	res, err := l.sweeper.Sweep(ctx, domain.Request{Op: "decaySweep", RequestID: m.RequestID, Fingerprint: fingerprint([]string{scopeID, string(tier)}), ScopeID: scopeID},
 		scopeID, tier, cmd)
 	c.log.Kick()
 	return res, err
@@ -676,7 +677,7 @@ func (c *Cortex) UpdateContext(ctx context.Context, scopeID, text string, capaci
 	}
 	upd := &domain.Event{Type: domain.EvWorkingMemoryUpdated, ScopeID: scopeID, Context: tc.Derive(domain.CtxRecall, tc.Timestamp),
 		Payload: map[string]any{"scopeId": scopeID, "memoryIds": ids, "capacity": capacity}}
-	req := domain.Request{Op: "updateContext", RequestID: m.RequestID, Fingerprint: fingerprint([]any{scopeID, text, capacity})}
+	req := domain.Request{Op: "updateContext", RequestID: m.RequestID, Fingerprint: fingerprint([]any{scopeID, text, capacity}), ScopeID: scopeID}
 	if _, err := l.store.Apply(ctx, &req, &domain.Changes{WorkingMemory: []*domain.WorkingMemory{wm}, Events: []*domain.Event{cmd, upd}}, nil); err != nil {
 		return nil, err
 	}

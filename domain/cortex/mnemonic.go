@@ -215,7 +215,7 @@ func (im *Importer) request(ids []string) domain.Request {
 	if im.meta.RequestID == "" {
 		return domain.Request{}
 	}
-	return domain.Request{Op: "import", RequestID: im.meta.RequestID + "#" + strconv.Itoa(im.writes), Fingerprint: fingerprint(ids)}
+	return domain.Request{Op: "import", RequestID: im.meta.RequestID + "#" + strconv.Itoa(im.writes), Fingerprint: fingerprint(ids), ScopeID: im.scope}
 }
 
 func (im *Importer) writeEvents(ctx context.Context, adapter string, threads []*domain.SourceThread, events []*domain.SourceEvent) error {

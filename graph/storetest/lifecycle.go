@@ -31,6 +31,7 @@ func lifecycleTests() []struct {
 		{"LifecycleDeleteLeavesBrokenReferences", testDeleteTombstone},
 		{"LifecycleScanRefgraph", testScanRefgraph},
 		{"LifecycleDeleteScopeTouchesNoOtherScope", testDeleteScope},
+		{"LifecycleRequestRecordsGoWithTheirScope", testRequestRecordsScoped},
 	}
 }
 
@@ -680,5 +681,143 @@ func testDeleteScope(t *testing.T, st domain.Store) {
 	}
 	if k := mustNode(t, st, stay[2]); len(k.Out) != 1 || len(k.In) != 1 || !k.Out[0].Healthy() {
 		t.Fatalf("the kept scope's references = %+v", k)
+	}
+}
+
+type rawQuerier interface {
+	RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error)
+}
+
+// requestRecord is a request record as the graph holds it.
+type requestRecord struct {
+	Scope  string   `json:"tr.scope"`
+	Scopes []string `json:"req.scopes"`
+}
+
+// requestRecords reads the records of req (by its key) and those carrying scope.
+func requestRecords(t *testing.T, raw rawQuerier, req domain.Request, scope string) (byKey, ofScope []requestRecord) {
+	t.Helper()
+	out, err := raw.RawQuery(context.Background(), `query q($k: string, $s: string) {
+		k(func: eq(req.key, $k)) { tr.scope req.scopes }
+		s(func: eq(tr.scope, $s)) @filter(eq(tr.kind, "Request")) { tr.scope req.scopes }
+		l(func: eq(req.scopes, $s)) { tr.scope req.scopes } }`,
+		map[string]string{"$k": req.Op + "|" + req.RequestID, "$s": scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ K, S, L []requestRecord }
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.K, append(r.S, r.L...)
+}
+
+// testRequestRecordsScoped: the record of a request (kept to answer its retries) belongs to the
+// scope the request wrote in, so deleting the scope deletes it: a retry after the deletion is
+// applied afresh — and refused, the scope being gone — instead of replaying deleted data.
+func testRequestRecordsScoped(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	a, b := mustScope(t, st), mustScope(t, st)
+	req := func(fp string) domain.Request {
+		return domain.Request{Op: "requestScopeTest", RequestID: domain.NewID(), Fingerprint: fp}
+	}
+	insert := func(r domain.Request, ms ...*domain.Memory) []*domain.Memory {
+		t.Helper()
+		out, err := st.InsertMemories(ctx, r, ms, []*domain.Event{storedEvent(ms[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ma, mb := NewMemory(a.ID, "a's secret"), NewMemory(b.ID, "b's memory")
+	reqA, reqB := req("a"), req("b")
+	insert(reqA, ma)
+	insert(reqB, mb)
+	// Writes of every kind the store attributes to their scope itself, each with a request.
+	k := NewArtifact(a.ID, domain.FamKnowledge, "a's page")
+	reqArt, reqRef, reqUpd, reqDig, reqRes := req("art"), req("ref"), req("upd"), req("dig"), req("res")
+	if _, err := ls.InsertArtifacts(ctx, reqArt, []*domain.Artifact{k}, []*domain.Event{savedEvent(k)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ls.Reference(ctx, reqRef, k.ID, domain.RefCites, ma.ID, true, t0,
+		func(_, _ *domain.RefNode, _ *domain.Reference) ([]*domain.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateMemory(ctx, reqUpd, ma.ID, func(m *domain.Memory) ([]*domain.Event, error) {
+		m.Content = "a's secret, changed"
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fn, _ := plan(a.ID, []string{k.ID}, nil)
+	if _, err := ls.Digest(ctx, reqDig, a.ID, []string{k.ID}, fn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ls.Restore(ctx, reqRes, k.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	aReqs := []domain.Request{reqA, reqArt, reqRef, reqUpd, reqDig, reqRes}
+	// A write the store cannot attribute (events only): the caller names the scope.
+	if lv, ok := st.(domain.LivingStore); ok {
+		reqApply := req("apply")
+		reqApply.ScopeID = a.ID
+		if _, err := lv.Apply(ctx, &reqApply, &domain.Changes{Events: []*domain.Event{ev(domain.EvTotalRecallAdvisory, a.ID, "")}}, "a's result"); err != nil {
+			t.Fatal(err)
+		}
+		aReqs = append(aReqs, reqApply)
+	}
+	// A batch over both scopes belongs to both.
+	reqAB := req("ab")
+	insert(reqAB, NewMemory(a.ID, "batch in a"), NewMemory(b.ID, "batch in b"))
+	aReqs = append(aReqs, reqAB)
+
+	raw, hasRaw := st.(rawQuerier)
+	if hasRaw {
+		for _, r := range aReqs {
+			byKey, _ := requestRecords(t, raw, r, a.ID)
+			want := r == reqAB && len(byKey) == 1 && len(byKey[0].Scopes) == 2 ||
+				r != reqAB && len(byKey) == 1 && byKey[0].Scope == a.ID
+			if !want {
+				t.Fatalf("the record of request %s = %+v, want it in scope %s", r.Fingerprint, byKey, a.ID)
+			}
+		}
+	}
+
+	delReq := domain.Request{Op: "deleteScope", RequestID: domain.NewID(), Fingerprint: a.ID}
+	evFn := func(d *domain.ScopeDeletion) []*domain.Event {
+		return []*domain.Event{{Type: domain.EvScopeDeleted, ScopeID: a.ID, Context: ctxFor("scope")}}
+	}
+	del, err := ls.DeleteScope(ctx, delReq, a.ID, evFn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRaw {
+		for _, r := range aReqs {
+			if byKey, ofScope := requestRecords(t, raw, r, a.ID); len(byKey) != 0 || len(ofScope) != 0 {
+				t.Fatalf("request %s of the deleted scope is still recorded: %+v %+v", r.Fingerprint, byKey, ofScope)
+			}
+		}
+		if byKey, _ := requestRecords(t, raw, reqB, b.ID); len(byKey) != 1 || byKey[0].Scope != b.ID {
+			t.Fatalf("the other scope's request record = %+v", byKey)
+		}
+	}
+	// Retried after the deletion: applied afresh, so refused — the scope is gone — and never
+	// answered with the deleted memory.
+	got, err := st.InsertMemories(ctx, reqA, []*domain.Memory{NewMemory(a.ID, "a's secret")}, nil)
+	wantCode(t, err, domain.ENOTFOUND)
+	if len(got) > 0 {
+		t.Fatalf("a retry after the scope's deletion replayed %+v", got[0])
+	}
+	_, err = ls.Restore(ctx, reqRes, k.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil })
+	wantCode(t, err, domain.ENOTFOUND)
+	// The other scope's request still replays its first result.
+	again, err := st.InsertMemories(ctx, reqB, []*domain.Memory{NewMemory(b.ID, "b's memory")}, nil)
+	if err != nil || len(again) != 1 || again[0].ID != mb.ID {
+		t.Fatalf("the other scope's retried request = %+v, %v; want the first result", again, err)
+	}
+	// The deletion's own record outlives the scope: its retry gets the first result.
+	if d, err := ls.DeleteScope(ctx, delReq, a.ID, evFn); err != nil || d.Nodes != del.Nodes {
+		t.Fatalf("retried deletion = %+v, %v", d, err)
 	}
 }
