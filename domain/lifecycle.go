@@ -240,11 +240,30 @@ type RefNode struct {
 	// Claimed memories resist decay: never stale.
 	Claimed bool           `json:"claimed,omitempty"`
 	Archive *ArchiveRecord `json:"archive,omitempty"`
-	Out     []*Reference   `json:"out,omitempty"`
-	In      []*Reference   `json:"in,omitempty"`
+	// ArchivedBy is the report id of the digest pass that archived it, while that archive
+	// lasts; empty when it is not archived, or was archived by anything but a digest pass (a
+	// consolidation). Only such an artifact may be removed, by a later pass.
+	ArchivedBy string       `json:"archivedBy,omitempty"`
+	Out        []*Reference `json:"out,omitempty"`
+	In         []*Reference `json:"in,omitempty"`
 	// Memory or Artifact is the record itself, when the operation loaded it (DeleteArtifact).
 	Memory   *Memory   `json:"memory,omitempty"`
 	Artifact *Artifact `json:"artifact,omitempty"`
+}
+
+// CheckDependents is the dependents rule of an explicit delete: an artifact other artifacts
+// reference (n.In, its incoming references) is refused with HAS_DEPENDENTS, naming them, unless
+// cascade, which deletes it and leaves their references broken.
+func CheckDependents(n *RefNode, cascade bool) error {
+	if cascade || len(n.In) == 0 {
+		return nil
+	}
+	who := make([]string, 0, len(n.In))
+	for _, r := range n.In {
+		who = append(who, fmt.Sprintf("%s %s %s (reference %s)", r.SourceFamily, r.SourceID, strings.ToLower(string(r.Type)), r.RefID()))
+	}
+	return Errorf(EHASDEPENDENTS, "%d artifact reference(s) point at %s: %s; delete with cascade to leave them broken",
+		len(n.In), n.ID, strings.Join(who, "; "))
 }
 
 // ReasonCode types a digest reason.

@@ -66,6 +66,10 @@ func (s *Store) predicates(ctx context.Context) ([]predInfo, error) {
 	return out, nil
 }
 
+// Schema returns the DQL schema the store applies on Open: every predicate it writes, with its
+// type and indexes.
+func Schema() string { return fullSchema() }
+
 const exportPage = 5000
 
 // readNumbers runs a read-only query and decodes its result keeping numbers as they are written.

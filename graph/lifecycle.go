@@ -37,21 +37,36 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 			archive = append(archive, id)
 		}
 		sort.Strings(archive)
+		// The plan is checked against the nodes as read here, whoever made it: archive and
+		// remove are separate passes, and a pass removes only what an earlier pass archived.
+		for _, id := range plan.Remove {
+			if _, ok := plan.Archive[id]; ok {
+				return nil, domain.Errorf(domain.ESAMEPASS, "%s is archived and removed in the same pass", id)
+			}
+		}
 		for _, id := range archive {
 			h, n := heads[id], nodes[id]
-			if h == nil || !n.Family.Digestible() || n.ScopeID != scopeID {
+			if h == nil || !n.Family.Digestible() || n.ScopeID != scopeID || n.State == domain.EndRemoved {
 				return nil, domain.Errorf(domain.EINTERNAL, "digest plan archives %s, which it may not", id)
+			}
+			if n.State != domain.EndActive {
+				return nil, domain.Errorf(domain.ECONFLICT, "%s is already archived", id)
 			}
 			life, err := json.Marshal(plan.Archive[id])
 			if err != nil {
 				return nil, err
 			}
-			t.set(stateJSON(h, domain.StateArchived, string(life)))
+			obj := stateJSON(h, domain.StateArchived, string(life))
+			obj["life.archivedBy"] = plan.Report.ID
+			t.set(obj)
 		}
 		for _, id := range plan.Remove {
 			h, n := heads[id], nodes[id]
-			if h == nil || !n.Family.Digestible() || n.ScopeID != scopeID {
+			if h == nil || !n.Family.Digestible() || n.ScopeID != scopeID || n.State == domain.EndRemoved {
 				return nil, domain.Errorf(domain.EINTERNAL, "digest plan removes %s, which it may not", id)
+			}
+			if n.State != domain.EndArchived || n.ArchivedBy == "" || n.ArchivedBy == plan.Report.ID {
+				return nil, domain.Errorf(domain.ENOTARCHIVED, "%s was not archived by an earlier digest pass", id)
 			}
 			if err := t.removeNode(h, n); err != nil {
 				return nil, err
@@ -129,7 +144,7 @@ func (t *tx) removeNode(h *headNode, n *domain.RefNode) error {
 		return domain.Errorf(domain.EFORBIDDEN, "%s is a %s and cannot be removed", h.ID, h.Kind)
 	}
 	preds = append(preds, refPredicates()...)
-	preds = append(preds, "life.doc")
+	preds = append(preds, "life.doc", "life.archivedBy")
 	tomb := len(n.In) > 0
 	del := map[string]any{"uid": h.UID}
 	for _, p := range preds {
@@ -169,7 +184,8 @@ func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestRepo
 	return &rep, nil
 }
 
-// Restore puts an archived artifact back in service; its archive record stays, with RestoredAt.
+// Restore puts an archived artifact back in service; its archive record stays, with RestoredAt,
+// and the pass that archived it is forgotten (a later pass must archive it again to remove it).
 func (s *Store) Restore(ctx context.Context, req domain.Request, id string, fn domain.NodeChange) (*domain.RefNode, error) {
 	if !domain.ValidID(id) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "artifact %q not found", id)
@@ -213,8 +229,9 @@ func (s *Store) Restore(ctx context.Context, req domain.Request, id string, fn d
 			}
 		}
 		t.set(obj)
+		t.del(map[string]any{"uid": heads[id].UID, "life.archivedBy": nil})
 		t.emit(evs...)
-		n.State = domain.EndActive
+		n.State, n.ArchivedBy = domain.EndActive, ""
 		return n, nil
 	})
 }

@@ -6,7 +6,9 @@ import "github.com/totalrecall/totalrecall/domain"
 // nodes: what lists filter and sort on as predicates, the rest in art.doc. The refgraph is one
 // [uid] @reverse predicate per reference type, so a reference is one N-Quad and is read from
 // either end. life.doc holds the service-owned archive record of any digestible artifact
-// (memories included); a tombstone (kind Removed) keeps the id, scope and family of a removed
+// (memories included); life.archivedBy names the digest pass (its report id) that archived it,
+// while that archive lasts — a restore, or an archival by anything else (a consolidation), drops
+// it, and only what carries it may be removed by a later pass; a tombstone (kind Removed) keeps the id, scope and family of a removed
 // artifact that references still point at, so they show as broken rather than vanish.
 func init() {
 	schemaParts = append(schemaParts, `
@@ -18,6 +20,7 @@ art.updatedAt: datetime @index(hour) .
 art.version: int .
 art.doc: string .
 life.doc: string .
+life.archivedBy: string .
 life.family: string .
 ref.SUPPORTS: [uid] @reverse .
 ref.DERIVED_FROM: [uid] @reverse .
@@ -51,7 +54,7 @@ func refPredicates() []string {
 
 // artPredicates lists every predicate a knowledge, skill or working-state node may carry.
 var artPredicates = []string{"tr.kind", "tr.id", "tr.scope", "art.type", "art.state", "art.content", "art.tags",
-	"art.updatedAt", "art.version", "art.doc", "life.doc"}
+	"art.updatedAt", "art.version", "art.doc", "life.doc", "life.archivedBy"}
 
 func kindOfFamily(f domain.ArtifactFamily) string {
 	switch f {

@@ -274,6 +274,8 @@ func (s *Store) Consolidate(ctx context.Context, req domain.Request, ids []strin
 			n := nodes[id]
 			t.set(map[string]any{"uid": n.UID, "mem.state": string(domain.StateArchived), "mem.version": n.Version + 1,
 				"mem.consolidatedInto": map[string]any{"uid": "_:merged"}})
+			// Archived by the consolidation, not by a digest pass: no pass may remove it.
+			t.del(map[string]any{"uid": n.UID, "life.archivedBy": nil})
 			for _, at := range domain.AssociationTypes {
 				p := assocPred(at)
 				for _, k := range []string{p, "~" + p} {

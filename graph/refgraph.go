@@ -16,7 +16,7 @@ import (
 // Reference refuses anything else inside the write.
 
 // headFields are what the refgraph needs of a node to judge it (no content).
-const headFields = `uid tr.id tr.kind tr.scope kernel.family mem.state mem.occurredAt mem.lastAccessedAt mem.claimed mem.version art.state art.updatedAt art.version life.doc life.family`
+const headFields = `uid tr.id tr.kind tr.scope kernel.family mem.state mem.occurredAt mem.lastAccessedAt mem.claimed mem.version art.state art.updatedAt art.version life.doc life.archivedBy life.family`
 
 // headNode is a node's head: identity, family, state and last use.
 type headNode struct {
@@ -34,6 +34,7 @@ type headNode struct {
 	Updated    *time.Time `json:"art.updatedAt"`
 	ArtVersion int64      `json:"art.version"`
 	Life       string     `json:"life.doc"`
+	ArchivedBy string     `json:"life.archivedBy"`
 	TombFamily string     `json:"life.family"`
 }
 
@@ -77,6 +78,9 @@ func (h *headNode) refNode() (*domain.RefNode, error) {
 		return nil, fmt.Errorf("artifact %s: %w", h.ID, err)
 	}
 	n.Archive = rec
+	if n.State == domain.EndArchived {
+		n.ArchivedBy = h.ArchivedBy
+	}
 	latest := func(ts ...*time.Time) {
 		for _, t := range ts {
 			if t != nil && t.After(n.LastUsed) {

@@ -1,13 +1,71 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/hippocampus"
 )
 
 // The artifact lifecycle's audited rules end to end: request records die with their scope, a
 // pass removes only what an earlier digest pass archived, skills through list, proposal,
 // archive and restore, the audit events in history, and refused passes leaving nothing behind.
+
+type historyEvent struct {
+	Type    string
+	Payload map[string]any
+}
+
+func (s *server) history(t testing.TB, id string) []historyEvent {
+	t.Helper()
+	var h struct{ History []historyEvent }
+	s.ok(t, `query($id: ID!) { history(memoryId: $id) { type payload } }`, map[string]any{"id": id}, &h)
+	return h.History
+}
+
+func eventsOf(h []historyEvent, typ string) []historyEvent {
+	var out []historyEvent
+	for _, e := range h {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// reasonCodes reads the codes of a payload's typed reasons.
+func reasonCodes(t testing.TB, v any) []string {
+	t.Helper()
+	raw, _ := json.Marshal(v)
+	var rs []reason
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		t.Fatalf("reasons %s: %v", raw, err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+func (s *server) removable(t testing.TB, id string) bool {
+	t.Helper()
+	var dv struct {
+		DerivedView struct{ Cleanup struct{ Removable bool } }
+	}
+	s.ok(t, `query($id: ID!) { derivedView(artifactId: $id) { cleanup { removable } } }`, map[string]any{"id": id}, &dv)
+	return dv.DerivedView.Cleanup.Removable
+}
+
+const runDigestID = `mutation($in: DigestInput!) { runDigest(input: $in) { id } }`
 
 // testRequestReplayDiesWithScope: a request's record (kept to answer its retries) is deleted
 // with its scope, so a retry after the deletion never answers with the deleted data; another
@@ -49,5 +107,214 @@ func testRequestReplayDiesWithScope(t *testing.T, s *server) {
 	s.ok(t, `query($s: ID!) { memories(scopeId: $s) { totalCount } }`, map[string]any{"s": kept}, &r)
 	if r.Memories.TotalCount != 1 {
 		t.Fatalf("the kept scope has %d memories, want 1", r.Memories.TotalCount)
+	}
+}
+
+// testDigestRemovesOnlyWhatADigestArchived: a consolidation's sources are archived, but by no
+// digest pass, so no pass removes them; a restore forgets the archiving pass.
+func testDigestRemovesOnlyWhatADigestArchived(t *testing.T, s *server) {
+	e2eClock.restoreAfter(t)
+	scope, _, _ := s.createScope(t, "remove rule")
+	longAgo := e2eClock.now().Add(-400 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	a := s.store(t, map[string]any{"scopeId": scope, "content": "heron at dawn", "occurredAt": longAgo})
+	b := s.store(t, map[string]any{"scopeId": scope, "content": "heron at dusk", "occurredAt": longAgo})
+	c := s.store(t, map[string]any{"scopeId": scope, "content": "egret in the reeds", "occurredAt": longAgo})
+	s.ok(t, `mutation($ids: [ID!]!) { consolidate(memoryIds: $ids) { id } }`, map[string]any{"ids": []string{a.ID, b.ID}}, nil)
+	if st := s.listedState(t, scope, a.ID); st != "ARCHIVED" {
+		t.Fatalf("a consolidation's source is %s, want ARCHIVED", st)
+	}
+	if s.removable(t, a.ID) {
+		t.Fatal("a consolidation's source reads as removable")
+	}
+	s.fails(t, "NOT_ARCHIVED", runDigestID, map[string]any{"in": map[string]any{"scopeId": scope, "remove": []string{a.ID}}})
+	if st := s.listedState(t, scope, a.ID); st != "ARCHIVED" {
+		t.Fatalf("after a refused removal the source is %q", st)
+	}
+	var l struct {
+		Memory struct{ ConsolidatedInto string }
+	}
+	s.ok(t, `query($id: ID!) { memory(id: $id) { consolidatedInto } }`, map[string]any{"id": a.ID}, &l)
+	if l.Memory.ConsolidatedInto == "" {
+		t.Fatal("the source lost its lineage")
+	}
+
+	// Archived by a pass: removable; restored: no longer, until a pass archives it again.
+	s.digest(t, map[string]any{"scopeId": scope, "archive": []string{c.ID}})
+	if !s.removable(t, c.ID) {
+		t.Fatal("archived by a pass, yet not removable")
+	}
+	s.ok(t, `mutation($id: ID!) { restoreMemory(id: $id) { id } }`, map[string]any{"id": c.ID}, nil)
+	if s.removable(t, c.ID) {
+		t.Fatal("a restored memory reads as removable")
+	}
+	s.fails(t, "NOT_ARCHIVED", runDigestID, map[string]any{"in": map[string]any{"scopeId": scope, "remove": []string{c.ID}}})
+	e2eClock.advance(60 * 24 * time.Hour)
+	s.digest(t, map[string]any{"scopeId": scope, "archive": []string{c.ID}})
+	if rem := s.digest(t, map[string]any{"scopeId": scope, "remove": []string{c.ID}}); len(rem.Removed) != 1 {
+		t.Fatalf("remove pass = %+v", rem)
+	}
+	if st := s.listedState(t, scope, c.ID); st != "" {
+		t.Fatalf("removed memory still listed as %s", st)
+	}
+}
+
+// testRefusedDigestPassLeavesNothing: every refused pass — SAME_PASS_ARCHIVE_REMOVE,
+// NOT_ARCHIVED, FORBIDDEN, with or without a proposal — leaves no event: its request has no
+// messages, and the scope's subscribers see nothing of it.
+func testRefusedDigestPassLeavesNothing(t *testing.T, s *server) {
+	scope, agent, world := s.createScope(t, "refused passes")
+	longAgo := e2eClock.now().Add(-400 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	m := s.store(t, map[string]any{"scopeId": scope, "content": "old ibis", "occurredAt": longAgo})
+	a := s.store(t, map[string]any{"scopeId": scope, "content": "ibis one", "occurredAt": longAgo})
+	b := s.store(t, map[string]any{"scopeId": scope, "content": "ibis two", "occurredAt": longAgo})
+	s.ok(t, `mutation($ids: [ID!]!) { consolidate(memoryIds: $ids) { id } }`, map[string]any{"ids": []string{a.ID, b.ID}}, nil)
+	ws := s.saveWorkingState(t, scope, "ibis scratch")
+
+	conn, events := subscribeWS(t, s.addr, `subscription($s: ID!) { memoryEvents(scopeId: $s) { type memoryId } }`, map[string]any{"s": scope})
+	defer conn.Close()
+	time.Sleep(200 * time.Millisecond) // let the subscription register
+
+	for i, c := range []struct {
+		code string
+		in   map[string]any
+	}{
+		{"SAME_PASS_ARCHIVE_REMOVE", map[string]any{"archive": []string{m.ID}, "remove": []string{m.ID}}},
+		{"SAME_PASS_ARCHIVE_REMOVE", map[string]any{"propose": true, "archive": []string{m.ID}, "remove": []string{m.ID}}},
+		{"NOT_ARCHIVED", map[string]any{"remove": []string{m.ID}}},
+		{"NOT_ARCHIVED", map[string]any{"propose": true, "remove": []string{a.ID}}},
+		{"FORBIDDEN", map[string]any{"archive": []string{m.ID, agent}}},
+		{"FORBIDDEN", map[string]any{"propose": true, "remove": []string{world}}},
+		{"FORBIDDEN", map[string]any{"archive": []string{ws.ID}}},
+	} {
+		rid := fmt.Sprintf("refused-pass-%d-%s", i, runID)
+		in := map[string]any{"scopeId": scope, "requestId": rid}
+		for k, v := range c.in {
+			in[k] = v
+		}
+		s.fails(t, c.code, runDigestID, map[string]any{"in": in})
+		s.fails(t, "NOT_FOUND", `query($r: ID!) { trace(requestId: $r) { messages { type } } }`, map[string]any{"r": rid})
+	}
+	if st := s.listedState(t, scope, m.ID); st != "ACTIVE" {
+		t.Fatalf("a refused pass changed the memory: %s", st)
+	}
+	if h := s.history(t, m.ID); len(eventsOf(h, "DigestProposed"))+len(eventsOf(h, "ArtifactArchived")) != 0 {
+		t.Fatalf("a refused pass left events in the history: %+v", h)
+	}
+	// Subscribers saw nothing of the passes: the next event of the scope is the sentinel's.
+	sentinel := s.store(t, map[string]any{"scopeId": scope, "content": "sentinel ibis"})
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case p, ok := <-events:
+			if !ok {
+				t.Fatal("subscription closed")
+			}
+			ev := p["data"].(map[string]any)["memoryEvents"].(map[string]any)
+			typ, _ := ev["type"].(string)
+			if strings.HasPrefix(typ, "Digest") || strings.HasPrefix(typ, "ArtifactArchived") || strings.HasPrefix(typ, "ArtifactRemoved") {
+				t.Fatalf("a refused pass published %v", ev)
+			}
+			if typ == "MemoryStored" && ev["memoryId"] == sentinel.ID {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the sentinel's MemoryStored did not arrive within 10s")
+		}
+	}
+}
+
+// TestRefusedDigestPassLeavesNoReport counts, on a real graph behind a Cortex, the scope's
+// digest reports and events before and after every kind of refused pass: none is added.
+func TestRefusedDigestPassLeavesNoReport(t *testing.T) {
+	sf := backends(t)["embedded"](t)
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, idx, cx, err := sf.open(ctx, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	defer idx.Close()
+	defer cx.Close()
+	sc, err := cx.CreateScope(ctx, "refusals", cortex.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	mem := func(content string) *domain.Memory {
+		m, err := cx.StoreMemory(ctx, cortex.StoreMemoryInput{StoreInput: hippocampus.StoreInput{ScopeID: sc.ID, Content: content, OccurredAt: &long}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m, a, b := mem("old stork"), mem("stork one"), mem("stork two")
+	if _, err := cx.Consolidate(ctx, []string{a.ID, b.ID}, "", cortex.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := cx.SaveArtifact(ctx, domain.FamWorkingState, cortex.SaveArtifactInput{ScopeID: sc.ID, Content: "scratch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pass that succeeds is counted, so the counts can see a pass at all.
+	if _, err := cx.RunDigest(ctx, cortex.DigestInput{ScopeID: sc.ID, Propose: true}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (reports, events int) {
+		t.Helper()
+		raw, err := st.RawQuery(ctx, `query q($s: string) { r(func: eq(tr.scope, $s)) @filter(eq(tr.kind, "DigestReport")) { uid } }`,
+			map[string]string{"$s": sc.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ R []struct{ UID string } }
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := st.EventsSince(ctx, 0, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.ScopeID == sc.ID {
+				events++
+			}
+		}
+		return len(r.R), events
+	}
+	reports0, events0 := count()
+	if reports0 != 1 || events0 == 0 {
+		t.Fatalf("after one pass: %d reports, %d events", reports0, events0)
+	}
+	for _, c := range []struct {
+		code string
+		in   cortex.DigestInput
+	}{
+		{domain.ESAMEPASS, cortex.DigestInput{Archive: []string{m.ID}, Remove: []string{m.ID}}},
+		{domain.ESAMEPASS, cortex.DigestInput{Propose: true, Archive: []string{m.ID}, Remove: []string{m.ID}}},
+		{domain.ENOTARCHIVED, cortex.DigestInput{Remove: []string{m.ID}}},
+		{domain.ENOTARCHIVED, cortex.DigestInput{Propose: true, Remove: []string{a.ID}}},
+		{domain.EFORBIDDEN, cortex.DigestInput{Archive: []string{m.ID, sc.AgentKernel.ID}}},
+		{domain.EFORBIDDEN, cortex.DigestInput{Propose: true, Remove: []string{sc.WorldKernel.ID}}},
+		{domain.EFORBIDDEN, cortex.DigestInput{Archive: []string{ws.ID}}},
+	} {
+		in := c.in
+		in.ScopeID = sc.ID
+		in.RequestID = domain.NewID()
+		_, err := cx.RunDigest(ctx, in)
+		if got := domain.ErrorCode(err); got != c.code {
+			t.Fatalf("pass %+v: code %q (%v), want %s", c.in, got, err, c.code)
+		}
+		if reports, events := count(); reports != reports0 || events != events0 {
+			t.Fatalf("pass %+v refused with %s left %d reports and %d events, want %d and %d",
+				c.in, c.code, reports, events, reports0, events0)
+		}
+		// Its request is not recorded either: a retry is refused again.
+		if _, err := cx.RunDigest(ctx, in); domain.ErrorCode(err) != c.code {
+			t.Fatalf("retried refused pass: %v", err)
+		}
+	}
+	if got, _ := st.Memory(ctx, m.ID); got.State != domain.StateActive {
+		t.Fatalf("refused passes left the memory %s", got.State)
 	}
 }

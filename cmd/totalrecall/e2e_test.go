@@ -204,6 +204,8 @@ var e2eTests = []struct {
 	{"ExplicitDelete", testExplicitDelete},
 	{"DeleteScopeTwoScopes", testDeleteScopeTwoScopes},
 	{"RequestReplayDiesWithScope", testRequestReplayDiesWithScope},
+	{"DigestRemovesOnlyWhatADigestArchived", testDigestRemovesOnlyWhatADigestArchived},
+	{"RefusedDigestPassLeavesNothing", testRefusedDigestPassLeavesNothing},
 	{"DigestCommand", testDigestCommand},
 	{"ImportLoCoMo", testImportLoCoMo},
 	{"ImportEventsAndEpisodes", testImportEventsAndEpisodes},

@@ -492,7 +492,7 @@ func (c *Cortex) DerivedView(ctx context.Context, id string) (*DerivedView, erro
 		v.Cleanup.Reasons = []domain.Reason{}
 	}
 	v.Cleanup.Archive = n.Archive
-	v.Cleanup.Removable = n.State == domain.EndArchived
+	v.Cleanup.Removable = n.State == domain.EndArchived && n.ArchivedBy != ""
 	for _, p := range []*[]*domain.Reference{&v.Lineage.DerivedFrom, &v.Lineage.Derivatives, &v.Invalidation.BrokenReferences,
 		&v.Invalidation.UnhealthyDependencies, &v.Invalidation.ContradictedBy} {
 		*p = nonNil(*p)
@@ -595,8 +595,9 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			n := nodes[id]
 			pl := map[string]any{"artifactId": id, "family": string(n.Family), "reportId": report.ID,
 				"brokenReferences": refIDs(n.In)}
+			pl["archivedBy"] = n.ArchivedBy
 			if n.Archive != nil {
-				pl["archivedBy"], pl["archiveReasons"] = n.Archive.ReportID, n.Archive.Reasons
+				pl["archiveReasons"] = n.Archive.Reasons
 			}
 			evs = append(evs, &domain.Event{Type: domain.EvArtifactRemoved, ScopeID: p.ScopeID, MemoryID: id,
 				Context: dc.Derive(CtxDigest, now), Payload: pl})
@@ -793,13 +794,8 @@ func (c *Cortex) deletion(f domain.ArtifactFamily, n *domain.RefNode, reason str
 		}
 		return nil, domain.Errorf(domain.ENOTFOUND, "%s %s not found", f, n.ID)
 	}
-	if !cascade && len(n.In) > 0 {
-		var who []string
-		for _, r := range n.In {
-			who = append(who, fmt.Sprintf("%s %s %s (reference %s)", r.SourceFamily, r.SourceID, strings.ToLower(string(r.Type)), r.ID))
-		}
-		return nil, domain.Errorf(domain.EHASDEPENDENTS, "%d artifact reference(s) point at %s: %s; delete with cascade to leave them broken",
-			len(n.In), n.ID, strings.Join(who, "; "))
+	if err := domain.CheckDependents(n, cascade); err != nil {
+		return nil, err
 	}
 	now := tc.Timestamp
 	broken := refIDs(n.In)

@@ -182,7 +182,8 @@ func Propose(nodes []*domain.RefNode, now time.Time, staleAfter time.Duration) [
 // returns the archive records. Errors (nothing is written): NOT_FOUND, CROSS_SCOPE_REFERENCE,
 // FORBIDDEN (a kernel or working state), CONFLICT (archive of an archived artifact),
 // NOT_A_CANDIDATE (archive of an artifact the refgraph finds nothing against), NOT_ARCHIVED
-// (remove of an artifact not archived in an earlier pass).
+// (remove of an artifact not archived by an earlier digest pass: active, restored since, or
+// archived otherwise, as a consolidation's sources are).
 func Decide(p Pass, nodes map[string]*domain.RefNode, reportID string, now time.Time) (map[string]*domain.ArchiveRecord, error) {
 	get := func(id string) (*domain.RefNode, error) {
 		n, ok := nodes[id]
@@ -222,6 +223,9 @@ func Decide(p Pass, nodes map[string]*domain.RefNode, reportID string, now time.
 		}
 		if n.State != domain.EndArchived {
 			return nil, domain.Errorf(domain.ENOTARCHIVED, "%s was not archived in an earlier pass; archive it first", id)
+		}
+		if n.ArchivedBy == "" || n.ArchivedBy == reportID {
+			return nil, domain.Errorf(domain.ENOTARCHIVED, "%s was archived, but not by an earlier digest pass; only what a digest pass archived is removed", id)
 		}
 	}
 	return records, nil

@@ -187,12 +187,18 @@ func TestDecide(t *testing.T) {
 	fresh := node("fresh", domain.FamKnowledge, domain.EndActive, now)
 	archived := node("archived", domain.FamSkill, domain.EndArchived, old)
 	archived.Archive = &domain.ArchiveRecord{ReportID: "earlier"}
+	archived.ArchivedBy = "earlier"
+	// Archived, but by a consolidation: its sources are no digest pass's to remove.
+	merged := node("merged", domain.FamMemory, domain.EndArchived, old)
+	// Archived by the very pass that asks to remove it (a plan made around Check).
+	same := node("same", domain.FamKnowledge, domain.EndArchived, old)
+	same.ArchivedBy = "rep"
 	kernel := node("kernel", domain.FamAgentKernel, domain.EndActive, old)
 	ws := node("ws", domain.FamWorkingState, domain.EndTransient, old)
 	foreign := node("foreign", domain.FamMemory, domain.EndActive, old)
 	foreign.ScopeID = "other"
 	nodes := map[string]*domain.RefNode{}
-	for _, n := range []*domain.RefNode{stale, fresh, archived, kernel, ws, foreign} {
+	for _, n := range []*domain.RefNode{stale, fresh, archived, merged, same, kernel, ws, foreign} {
 		nodes[n.ID] = n
 	}
 	for _, c := range []struct {
@@ -206,6 +212,8 @@ func TestDecide(t *testing.T) {
 		{"archive working state", []string{"ws"}, nil, domain.EFORBIDDEN},
 		{"remove working state", nil, []string{"ws"}, domain.EFORBIDDEN},
 		{"remove what was not archived", nil, []string{"stale"}, domain.ENOTARCHIVED},
+		{"remove what a consolidation archived", nil, []string{"merged"}, domain.ENOTARCHIVED},
+		{"remove what this pass archived", nil, []string{"same"}, domain.ENOTARCHIVED},
 		{"archive what the refgraph finds nothing against", []string{"fresh"}, nil, domain.ENOTCANDIDATE},
 		{"archive twice", []string{"archived"}, nil, domain.ECONFLICT},
 		{"another scope", []string{"foreign"}, nil, domain.ECROSSSCOPE},

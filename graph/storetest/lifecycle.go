@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/digest"
 )
 
 // The conformance tests of domain.LifecycleStore (seed 004's lifecycle).
@@ -32,6 +33,7 @@ func lifecycleTests() []struct {
 		{"LifecycleScanRefgraph", testScanRefgraph},
 		{"LifecycleDeleteScopeTouchesNoOtherScope", testDeleteScope},
 		{"LifecycleRequestRecordsGoWithTheirScope", testRequestRecordsScoped},
+		{"LifecycleDigestRemovesOnlyWhatADigestArchived", testDigestRemoveRule},
 	}
 }
 
@@ -438,15 +440,25 @@ func testDigestRefusal(t *testing.T, st domain.Store) {
 	m := NewMemory(sc.ID, "keep me")
 	mustInsert(t, st, m)
 	seq0, _ := st.LastSeq(ctx)
-	_, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, func(map[string]*domain.RefNode) (*domain.DigestPlan, error) {
-		return nil, domain.Errorf(domain.ESAMEPASS, "refused")
-	})
+	// A plan that archives and removes m in one pass (made without the digest's Check): the
+	// store refuses it itself.
+	same, sameReport := plan(sc.ID, []string{m.ID}, []string{m.ID})
+	_, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, same)
 	wantCode(t, err, domain.ESAMEPASS)
+	// The digest's own rule (digest.Decide over the nodes read inside the write) refuses to
+	// remove an active memory: its error aborts the write.
+	notArchived, notArchivedReport := rulePlan(digest.Pass{ScopeID: sc.ID, Remove: []string{m.ID}, StaleAfter: 30 * 24 * time.Hour})
+	_, err = ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, notArchived)
+	wantCode(t, err, domain.ENOTARCHIVED)
 	if gm, _ := st.Memory(ctx, m.ID); gm.State != domain.StateActive {
 		t.Fatal("a refused pass archived")
 	}
 	if evs := scopeEventsSince(t, st, seq0, sc.ID); len(evs) != 0 {
 		t.Fatalf("a refused pass wrote %d events", len(evs))
+	}
+	for _, id := range []string{sameReport, notArchivedReport} {
+		_, err := ls.DigestReport(ctx, id)
+		wantCode(t, err, domain.ENOTFOUND)
 	}
 	fn, _ := plan(sc.ID, []string{m.ID}, nil)
 	_, err = ls.Digest(ctx, domain.Request{}, domain.NewID(), []string{m.ID}, fn)
@@ -477,9 +489,11 @@ func testDeleteTombstone(t *testing.T, st domain.Store) {
 	}
 	k := NewArtifact(sc.ID, domain.FamKnowledge, "cites the memory")
 	lone := NewArtifact(sc.ID, domain.FamSkill, "nobody cites me")
-	mustArtifacts(t, st, k, lone)
+	dep := NewArtifact(sc.ID, domain.FamSkill, "depends on the page")
+	mustArtifacts(t, st, k, lone, dep)
 	mustRef(t, st, k.ID, domain.RefCites, m.ID)
 	mustRef(t, st, m.ID, domain.RefSupports, lone.ID)
+	mustRef(t, st, dep.ID, domain.RefDependsOn, k.ID)
 
 	var seen *domain.RefNode
 	n, err := ls.DeleteArtifact(ctx, domain.Request{}, m.ID, func(n *domain.RefNode) ([]*domain.Event, error) {
@@ -507,22 +521,34 @@ func testDeleteTombstone(t *testing.T, st domain.Store) {
 	}
 	_, err = ls.DeleteArtifact(ctx, domain.Request{}, m.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil })
 	wantCode(t, err, domain.ENOTFOUND)
-	// Nothing references the skill: it goes entirely.
-	if _, err := ls.DeleteArtifact(ctx, domain.Request{}, lone.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil }); err != nil {
+	// The dependents rule of an explicit delete (domain.CheckDependents, as the Cortex applies
+	// it) over the node read inside the write. Nothing references the skill any more (the memory
+	// that supported it is gone): it goes entirely.
+	noCascade := func(n *domain.RefNode) ([]*domain.Event, error) { return nil, domain.CheckDependents(n, false) }
+	if _, err := ls.DeleteArtifact(ctx, domain.Request{}, lone.ID, noCascade); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ls.Node(ctx, lone.ID)
 	wantCode(t, err, domain.ENOTFOUND)
-	// A refusal writes nothing; kernels are never removed.
-	_, err = ls.DeleteArtifact(ctx, domain.Request{}, k.ID, func(*domain.RefNode) ([]*domain.Event, error) {
-		return nil, domain.Errorf(domain.EHASDEPENDENTS, "no")
-	})
+	// The page has a dependent: refused, and the refusal writes nothing; kernels are never removed.
+	_, err = ls.DeleteArtifact(ctx, domain.Request{}, k.ID, noCascade)
 	wantCode(t, err, domain.EHASDEPENDENTS)
-	mustNode(t, st, k.ID)
+	if kn := mustNode(t, st, k.ID); kn.State != domain.EndActive || len(kn.In) != 1 || kn.In[0].SourceID != dep.ID || len(kn.Out) != 1 {
+		t.Fatalf("the page after a refused delete = %+v", kn)
+	}
 	_, err = ls.DeleteArtifact(ctx, domain.Request{}, sc.AgentKernel.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil })
 	wantCode(t, err, domain.EFORBIDDEN)
 	if got, _ := st.Scope(ctx, sc.ID); got.AgentKernel == nil || got.WorldKernel == nil {
 		t.Fatal("a kernel was removed")
+	}
+	// With cascade the page goes and its dependent's reference stays, broken.
+	if _, err := ls.DeleteArtifact(ctx, domain.Request{}, k.ID, func(n *domain.RefNode) ([]*domain.Event, error) {
+		return nil, domain.CheckDependents(n, true)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if dn := mustNode(t, st, dep.ID); len(dn.Out) != 1 || dn.Out[0].TargetID != k.ID || dn.Out[0].TargetState != domain.EndRemoved {
+		t.Fatalf("the dependent's reference after a cascade = %+v", dn.Out)
 	}
 }
 
@@ -684,6 +710,28 @@ func testDeleteScope(t *testing.T, st domain.Store) {
 	}
 }
 
+// rulePlan returns a DigestDecide that plans the pass p by the digest's own rule (digest.Decide)
+// over the nodes the store reads inside the write, judged a year after t0, and the report id.
+func rulePlan(p digest.Pass) (domain.DigestDecide, string) {
+	id := domain.NewID()
+	at := t0.Add(365 * 24 * time.Hour)
+	return func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+		records, err := digest.Decide(p, nodes, id, at)
+		if err != nil {
+			return nil, err
+		}
+		pl := &domain.DigestPlan{Report: &domain.DigestReport{ID: id, ScopeID: p.ScopeID, At: at, Archived: p.Archive, Removed: p.Remove},
+			Archive: records, Remove: p.Remove}
+		for _, a := range p.Archive {
+			pl.Events = append(pl.Events, &domain.Event{Type: domain.EvArtifactArchived, ScopeID: p.ScopeID, MemoryID: a, Context: ctxFor("digest")})
+		}
+		for _, a := range p.Remove {
+			pl.Events = append(pl.Events, &domain.Event{Type: domain.EvArtifactRemoved, ScopeID: p.ScopeID, MemoryID: a, Context: ctxFor("digest")})
+		}
+		return pl, nil
+	}, id
+}
+
 type rawQuerier interface {
 	RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error)
 }
@@ -819,5 +867,97 @@ func testRequestRecordsScoped(t *testing.T, st domain.Store) {
 	// The deletion's own record outlives the scope: its retry gets the first result.
 	if d, err := ls.DeleteScope(ctx, delReq, a.ID, evFn); err != nil || d.Nodes != del.Nodes {
 		t.Fatalf("retried deletion = %+v, %v", d, err)
+	}
+}
+
+// testDigestRemoveRule: a pass removes only what an earlier digest pass archived — not a
+// consolidation's sources (archived, but by no pass), not what was restored since — checked by
+// the digest's rule and again by the store against the nodes it reads inside the write.
+func testDigestRemoveRule(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	lv, ok := st.(domain.LivingStore)
+	if !ok {
+		t.Fatal("the store does not implement domain.LivingStore")
+	}
+	sc := mustScope(t, st)
+	a, b, d, e := NewMemory(sc.ID, "merged away a"), NewMemory(sc.ID, "merged away b"), NewMemory(sc.ID, "stale d"), NewMemory(sc.ID, "stale e")
+	mustInsert(t, st, a, b, d, e)
+	if _, err := lv.Consolidate(ctx, domain.Request{}, []string{a.ID, b.ID}, func(src []*domain.Memory) (*domain.Memory, []*domain.Event, error) {
+		m := NewMemory(sc.ID, "a and b")
+		return m, []*domain.Event{ev(domain.EvMemoryStored, sc.ID, m.ID)}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pass := func(archive, remove []string) digest.Pass {
+		return digest.Pass{ScopeID: sc.ID, Archive: archive, Remove: remove, StaleAfter: 30 * 24 * time.Hour}
+	}
+	refused := func(what, code string, ids []string, fn domain.DigestDecide, reportID string) {
+		t.Helper()
+		seq0, _ := st.LastSeq(ctx)
+		_, err := ls.Digest(ctx, domain.Request{}, sc.ID, ids, fn)
+		if domain.ErrorCode(err) != code {
+			t.Fatalf("%s: error %v, want %s", what, err, code)
+		}
+		if evs := scopeEventsSince(t, st, seq0, sc.ID); len(evs) != 0 {
+			t.Fatalf("%s: the refused pass wrote %d events", what, len(evs))
+		}
+		_, err = ls.DigestReport(ctx, reportID)
+		wantCode(t, err, domain.ENOTFOUND)
+	}
+	if n := mustNode(t, st, a.ID); n.State != domain.EndArchived || n.ArchivedBy != "" {
+		t.Fatalf("a consolidation's source = %+v, want archived by no digest pass", n)
+	}
+	fn, id := rulePlan(pass(nil, []string{a.ID}))
+	refused("the rule removing a consolidation's source", domain.ENOTARCHIVED, []string{a.ID}, fn, id)
+	fn, id = plan(sc.ID, nil, []string{a.ID})
+	refused("a plan removing a consolidation's source", domain.ENOTARCHIVED, []string{a.ID}, fn, id)
+	if got := mustLoad(t, st, a.ID); got.State != domain.StateArchived {
+		t.Fatalf("the source after refused removals: %s", got.State)
+	}
+
+	// Archived by a digest pass: the node names the pass.
+	fn, arch := rulePlan(pass([]string{d.ID}, nil))
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{d.ID}, fn); err != nil {
+		t.Fatal(err)
+	}
+	if n := mustNode(t, st, d.ID); n.State != domain.EndArchived || n.ArchivedBy != arch {
+		t.Fatalf("archived by a pass = %+v, want archivedBy %s", n, arch)
+	}
+	// A plan naming the archiving pass as its own is no later pass.
+	refused("a remove in the archiving pass", domain.ENOTARCHIVED, []string{d.ID}, func(map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+		return &domain.DigestPlan{Report: &domain.DigestReport{ID: arch, ScopeID: sc.ID, At: t0}, Remove: []string{d.ID}}, nil
+	}, domain.NewID())
+	// Restored: the pass is forgotten, so no later pass removes it before archiving it again.
+	if _, err := ls.Restore(ctx, domain.Request{}, d.ID, func(*domain.RefNode) ([]*domain.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := mustNode(t, st, d.ID); n.State != domain.EndActive || n.ArchivedBy != "" || n.Archive == nil || n.Archive.ReportID != arch {
+		t.Fatalf("restored = %+v, want active, no archiving pass, the archive record kept", n)
+	}
+	fn, id = rulePlan(pass(nil, []string{d.ID}))
+	refused("the rule removing a restored memory", domain.ENOTARCHIVED, []string{d.ID}, fn, id)
+	fn, id = plan(sc.ID, nil, []string{d.ID})
+	refused("a plan removing a restored memory", domain.ENOTARCHIVED, []string{d.ID}, fn, id)
+	// Archived again by a pass, removed by a later one.
+	fn, arch2 := rulePlan(pass([]string{d.ID}, nil))
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{d.ID}, fn); err != nil {
+		t.Fatal(err)
+	}
+	if n := mustNode(t, st, d.ID); n.ArchivedBy != arch2 {
+		t.Fatalf("archived again = %+v, want archivedBy %s", n, arch2)
+	}
+	fn, _ = rulePlan(pass(nil, []string{d.ID}))
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{d.ID}, fn); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ls.Node(ctx, d.ID)
+	wantCode(t, err, domain.ENOTFOUND)
+
+	// Archive and remove in one pass, handed straight to the store: refused by the store.
+	fn, id = plan(sc.ID, []string{e.ID}, []string{e.ID})
+	refused("a plan archiving and removing in one pass", domain.ESAMEPASS, []string{e.ID}, fn, id)
+	if n := mustNode(t, st, e.ID); n.State != domain.EndActive {
+		t.Fatalf("after a refused same-pass plan: %s", n.State)
 	}
 }

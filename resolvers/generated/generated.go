@@ -4351,7 +4351,7 @@ type CleanupView {
   reasons: [DigestReason!]!
   "Why it was archived: the pass and the typed reasons with their references."
   archive: ArchiveRecord
-  "Archived in an earlier pass: a later pass may remove it."
+  "Archived by an earlier digest pass and not restored since: a later pass may remove it."
   removable: Boolean!
   "Archivals, restores, removals and deletions."
   history: [MemoryEvent!]!
@@ -4430,7 +4430,7 @@ input DigestInput {
   propose: Boolean
   "Archive these candidates (reversible)."
   archive: [ID!]
-  "Remove these, archived in an earlier pass."
+  "Remove these, archived by an earlier digest pass (not restored since, not archived otherwise)."
   remove: [ID!]
   "The staleness window (default 30)."
   staleAfterDays: Float

@@ -59,7 +59,7 @@ type DigestInput struct {
 	Propose *bool `json:"propose,omitempty"`
 	// Archive these candidates (reversible).
 	Archive []string `json:"archive,omitempty"`
-	// Remove these, archived in an earlier pass.
+	// Remove these, archived by an earlier digest pass (not restored since, not archived otherwise).
 	Remove []string `json:"remove,omitempty"`
 	// The staleness window (default 30).
 	StaleAfterDays *float64 `json:"staleAfterDays,omitempty"`
