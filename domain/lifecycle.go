@@ -315,6 +315,9 @@ type DigestPlan struct {
 	Archive map[string]*ArchiveRecord
 	Remove  []string
 	Events  []*Event
+	// Proposed marks a propose pass: its report becomes the scope's latest proposals
+	// (LifecycleStore.LastProposal).
+	Proposed bool
 }
 
 // DigestDecide sees the refgraph nodes of the ids a pass names (read inside the write; ids that

@@ -39,6 +39,9 @@ type LifecycleStore interface {
 	Digest(ctx context.Context, req Request, scopeID string, ids []string, fn DigestDecide) (*DigestReport, error)
 	// DigestReport loads a pass's report. Errors: NOT_FOUND.
 	DigestReport(ctx context.Context, id string) (*DigestReport, error)
+	// LastProposal loads the report of the scope's latest propose pass (a plan with Proposed);
+	// nil when the scope has had none.
+	LastProposal(ctx context.Context, scopeID string) (*DigestReport, error)
 	// Restore puts an archived memory, knowledge page or skill back in service. fn sees its node
 	// first. Errors: NOT_FOUND, and fn's.
 	Restore(ctx context.Context, req Request, id string, fn NodeChange) (*RefNode, error)

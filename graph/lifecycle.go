@@ -17,7 +17,8 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
 	}
 	return write(ctx, s, reqPtr(req), func(t *tx) (*domain.DigestReport, error) {
-		if err := t.scopeExists(scopeID); err != nil {
+		scopeUID, err := t.scopeUID(scopeID)
+		if err != nil {
 			return nil, err
 		}
 		t.inScope(scopeID)
@@ -78,6 +79,9 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 		}
 		t.set(map[string]any{"uid": "_:report", "tr.kind": kindDigestReport, "tr.id": plan.Report.ID, "tr.scope": scopeID,
 			"digest.at": ts(plan.Report.At), "digest.doc": string(doc)})
+		if plan.Proposed {
+			t.set(map[string]any{"uid": scopeUID, "digest.lastProposal": plan.Report.ID})
+		}
 		t.emit(plan.Events...)
 		return plan.Report, nil
 	})
@@ -95,6 +99,12 @@ func stateJSON(h *headNode, st domain.LifecycleState, life string) map[string]an
 }
 
 func (t *tx) scopeExists(scopeID string) error {
+	_, err := t.scopeUID(scopeID)
+	return err
+}
+
+// scopeUID reads the uid of the scope's node inside the unit. Errors: NOT_FOUND.
+func (t *tx) scopeUID(scopeID string) (string, error) {
 	var r struct {
 		Q []struct {
 			UID string `json:"uid"`
@@ -102,12 +112,12 @@ func (t *tx) scopeExists(scopeID string) error {
 	}
 	if err := t.query(`query q($id: string) { q(func: eq(tr.id, $id)) @filter(eq(tr.kind, "Scope")) { uid } }`,
 		map[string]string{"$id": scopeID}, &r); err != nil {
-		return err
+		return "", err
 	}
 	if len(r.Q) == 0 {
-		return domain.Errorf(domain.ENOTFOUND, "scope %s not found", scopeID)
+		return "", domain.Errorf(domain.ENOTFOUND, "scope %s not found", scopeID)
 	}
-	return nil
+	return r.Q[0].UID, nil
 }
 
 // removeNode deletes an artifact destructively: its own predicates, its outgoing references,
@@ -182,6 +192,33 @@ func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestRepo
 		return nil, fmt.Errorf("digest report %s: %w", id, err)
 	}
 	return &rep, nil
+}
+
+// LastProposal loads the report of the scope's latest propose pass, nil when there is none.
+func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
+	if !domain.ValidID(scopeID) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
+	}
+	var r struct {
+		Q []struct {
+			Last string `json:"digest.lastProposal"`
+		} `json:"q"`
+	}
+	if err := s.read(ctx, `query q($id: string) { q(func: eq(tr.id, $id)) @filter(eq(tr.kind, "Scope")) { uid digest.lastProposal } }`,
+		map[string]string{"$id": scopeID}, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Q) == 0 {
+		return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", scopeID)
+	}
+	if r.Q[0].Last == "" {
+		return nil, nil
+	}
+	rep, err := s.DigestReport(ctx, r.Q[0].Last)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return nil, nil
+	}
+	return rep, err
 }
 
 // Restore puts an archived artifact back in service; its archive record stays, with RestoredAt,

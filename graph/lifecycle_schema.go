@@ -29,6 +29,7 @@ ref.CITES: [uid] @reverse .
 ref.CONTRADICTS: [uid] @reverse .
 digest.at: datetime .
 digest.doc: string .
+digest.lastProposal: string .
 `)
 }
 

@@ -158,6 +158,185 @@ func testDigestRemovesOnlyWhatADigestArchived(t *testing.T, s *server) {
 	}
 }
 
+const skillList = `query($s: ID!, $f: SkillFilter, $n: Int, $a: String) { skills(scopeId: $s, filter: $f, first: $n, after: $a) {
+	totalCount hasNextPage endCursor nodes { id scopeId type title steps tags state } } }`
+
+type skillPage struct {
+	Skills struct {
+		TotalCount  int
+		HasNextPage bool
+		EndCursor   string
+		Nodes       []artifact
+	}
+}
+
+func (s *server) skills(t testing.TB, scope string, filter map[string]any, first int, after string) skillPage {
+	t.Helper()
+	vars := map[string]any{"s": scope, "n": first}
+	if filter != nil {
+		vars["f"] = filter
+	}
+	if after != "" {
+		vars["a"] = after
+	}
+	var p skillPage
+	s.ok(t, skillList, vars, &p)
+	return p
+}
+
+func listedIDs(p skillPage) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range p.Skills.Nodes {
+		out[n.ID] = true
+	}
+	return out
+}
+
+// testSkillsListProposeArchiveRestore: the skills(...) list; a stale skill proposed with typed
+// reasons (a DigestProposed in its history, once however often a pass finds it unchanged),
+// archived by a pass, restored by restoreSkill (ArtifactRestored in its history with the
+// archive's reasons), listed and searchable again.
+func testSkillsListProposeArchiveRestore(t *testing.T, s *server) {
+	e2eClock.restoreAfter(t)
+	scope, agent, _ := s.createScope(t, "skills")
+	other, _, _ := s.createScope(t, "skills other")
+	var made []artifact
+	for i := 0; i < 5; i++ {
+		typ, tags := "PROCEDURE", []string{"kiwi"}
+		if i%2 == 0 {
+			typ, tags = "HEURISTIC", []string{"kiwi", "even"}
+		}
+		made = append(made, s.saveSkill(t, map[string]any{"scopeId": scope, "type": typ, "title": fmt.Sprint("kiwi skill ", i),
+			"content": fmt.Sprint("how to tend kiwis, way ", i), "steps": []string{"look", fmt.Sprint("act ", i)}, "tags": tags}))
+	}
+	foreign := s.saveSkill(t, map[string]any{"scopeId": other, "type": "PROCEDURE", "title": "kiwi elsewhere", "content": "kiwi", "tags": []string{"kiwi"}})
+	page := s.saveKnowledge(t, map[string]any{"scopeId": scope, "type": "FACT", "title": "kiwi page", "content": "kiwis are birds"})
+
+	// Pages: newest update first, no overlap, all of them, never another scope's.
+	var seen []string
+	after := ""
+	for {
+		p := s.skills(t, scope, nil, 2, after)
+		if p.Skills.TotalCount != 5 {
+			t.Fatalf("totalCount %d, want 5", p.Skills.TotalCount)
+		}
+		for _, n := range p.Skills.Nodes {
+			if n.ScopeID != scope || n.State != "ACTIVE" || len(n.Steps) != 2 {
+				t.Fatalf("listed %+v", n)
+			}
+			seen = append(seen, n.ID)
+		}
+		if !p.Skills.HasNextPage {
+			break
+		}
+		after = p.Skills.EndCursor
+	}
+	if len(seen) != 5 || seen[0] != made[4].ID || seen[4] != made[0].ID {
+		t.Fatalf("pages %v, want the five skills newest first", seen)
+	}
+	for _, c := range []struct {
+		f    map[string]any
+		want int
+	}{
+		{map[string]any{"types": []string{"HEURISTIC"}}, 3},
+		{map[string]any{"types": []string{"PROCEDURE", "HEURISTIC"}}, 5},
+		{map[string]any{"tags": []string{"even"}}, 3},
+		{map[string]any{"tags": []string{"kiwi", "even"}}, 3},
+		{map[string]any{"states": []string{"ARCHIVED"}}, 0},
+	} {
+		if p := s.skills(t, scope, c.f, 100, ""); p.Skills.TotalCount != c.want || len(p.Skills.Nodes) != c.want {
+			t.Fatalf("filter %v: %d (%d), want %d", c.f, p.Skills.TotalCount, len(p.Skills.Nodes), c.want)
+		}
+	}
+	if p := s.skills(t, other, nil, 100, ""); p.Skills.TotalCount != 1 || p.Skills.Nodes[0].ID != foreign.ID {
+		t.Fatalf("the other scope's skills = %+v", p.Skills)
+	}
+	s.fails(t, "INVALID_ARGUMENT", skillList, map[string]any{"s": scope, "a": "bogus"})
+
+	// Two months later the skills are stale: proposed, with their reasons in their history.
+	e2eClock.advance(60 * 24 * time.Hour)
+	fresh := s.saveSkill(t, map[string]any{"scopeId": scope, "type": "TOOL_USE", "title": "kiwi tool", "content": "use the kiwi tool"})
+	rep := s.digest(t, map[string]any{"scopeId": scope, "propose": true})
+	props := map[string]proposal{}
+	for _, p := range rep.Proposals {
+		props[p.ArtifactID] = p
+	}
+	for _, m := range made {
+		p, ok := props[m.ID]
+		if !ok || p.Family != "SKILL" || len(p.Reasons) != 2 || p.Reasons[0].Code != "UNSUPPORTED" || p.Reasons[1].Code != "STALE" {
+			t.Fatalf("proposal for skill %s = %+v", m.Title, p)
+		}
+	}
+	if _, ok := props[fresh.ID]; ok {
+		t.Fatal("a skill saved today was proposed")
+	}
+	target := made[0]
+	proposed := eventsOf(s.history(t, target.ID), "DigestProposed")
+	if len(proposed) != 1 || proposed[0].Payload["reportId"] != rep.ID || proposed[0].Payload["family"] != "skill" ||
+		strings.Join(reasonCodes(t, proposed[0].Payload["reasons"]), ",") != "UNSUPPORTED,STALE" {
+		t.Fatalf("the proposal in the skill's history = %+v", proposed)
+	}
+	if ps := eventsOf(s.history(t, page.ID), "DigestProposed"); len(ps) != 1 || ps[0].Payload["family"] != "knowledge" {
+		t.Fatalf("the page's proposal in its history = %+v", ps)
+	}
+	// A pass finding the same again records nothing new.
+	s.digest(t, map[string]any{"scopeId": scope, "propose": true})
+	if ps := eventsOf(s.history(t, target.ID), "DigestProposed"); len(ps) != 1 {
+		t.Fatalf("%d DigestProposed after a second pass that found nothing new, want 1", len(ps))
+	}
+
+	// Archived: out of the list and search, still loadable.
+	arch := s.digest(t, map[string]any{"scopeId": scope, "archive": []string{target.ID}})
+	if p := s.skills(t, scope, nil, 100, ""); p.Skills.TotalCount != 5 || listedIDs(p)[target.ID] {
+		t.Fatalf("after archiving: %d listed, archived one listed %v", p.Skills.TotalCount, listedIDs(p)[target.ID])
+	}
+	if p := s.skills(t, scope, map[string]any{"states": []string{"ARCHIVED"}}, 100, ""); p.Skills.TotalCount != 1 || p.Skills.Nodes[0].State != "ARCHIVED" {
+		t.Fatalf("archived skills = %+v", p.Skills)
+	}
+	if got := hitIDs(s.searchAll(t, scope, "kiwis", "")); got[target.ID] != "" {
+		t.Fatal("an archived skill is searchable")
+	}
+	var sq struct{ Skill *artifact }
+	s.ok(t, `query($id: ID!) { skill(id: $id) { id state } }`, map[string]any{"id": target.ID}, &sq)
+	if sq.Skill == nil || sq.Skill.State != "ARCHIVED" {
+		t.Fatalf("archived skill loads as %+v", sq.Skill)
+	}
+
+	// restoreSkill: active, listed and searchable again; the restore audited with the archive's reasons.
+	restore := `mutation($id: ID!) { restoreSkill(id: $id) { id state steps version } }`
+	var rs struct{ RestoreSkill artifact }
+	s.ok(t, restore, map[string]any{"id": target.ID}, &rs)
+	if rs.RestoreSkill.State != "ACTIVE" || len(rs.RestoreSkill.Steps) != 2 || rs.RestoreSkill.Steps[1] != "act 0" {
+		t.Fatalf("restored %+v", rs.RestoreSkill)
+	}
+	if p := s.skills(t, scope, nil, 100, ""); p.Skills.TotalCount != 6 || !listedIDs(p)[target.ID] {
+		t.Fatalf("after the restore: %d listed, restored one listed %v", p.Skills.TotalCount, listedIDs(p)[target.ID])
+	}
+	if got := hitIDs(s.searchAll(t, scope, "kiwis", "")); got[target.ID] != "SKILL" {
+		t.Fatalf("the restored skill is not searchable: %v", got)
+	}
+	h := s.history(t, target.ID)
+	restored := eventsOf(h, "ArtifactRestored")
+	if len(restored) != 1 || restored[0].Payload["archivedBy"] != arch.ID || restored[0].Payload["family"] != "skill" ||
+		strings.Join(reasonCodes(t, restored[0].Payload["archiveReasons"]), ",") != "UNSUPPORTED,STALE" {
+		t.Fatalf("the restore in the skill's history = %+v", restored)
+	}
+	if h[len(h)-1].Type != "ArtifactRestored" {
+		t.Fatalf("history ends with %s", h[len(h)-1].Type)
+	}
+	s.fails(t, "NOT_ARCHIVED", restore, map[string]any{"id": target.ID})
+	s.fails(t, "NOT_FOUND", restore, map[string]any{"id": page.ID})
+	s.fails(t, "FORBIDDEN", restore, map[string]any{"id": agent})
+	s.fails(t, "INVALID_ARGUMENT", restore, map[string]any{"id": "not-a-uuid"})
+	// Restored is used: the next pass does not propose it.
+	rep = s.digest(t, map[string]any{"scopeId": scope, "propose": true})
+	for _, p := range rep.Proposals {
+		if p.ArtifactID == target.ID {
+			t.Fatal("a skill restored just now was proposed")
+		}
+	}
+}
+
 // testRefusedDigestPassLeavesNothing: every refused pass — SAME_PASS_ARCHIVE_REMOVE,
 // NOT_ARCHIVED, FORBIDDEN, with or without a proposal — leaves no event: its request has no
 // messages, and the scope's subscribers see nothing of it.

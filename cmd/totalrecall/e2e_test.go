@@ -205,6 +205,7 @@ var e2eTests = []struct {
 	{"DeleteScopeTwoScopes", testDeleteScopeTwoScopes},
 	{"RequestReplayDiesWithScope", testRequestReplayDiesWithScope},
 	{"DigestRemovesOnlyWhatADigestArchived", testDigestRemovesOnlyWhatADigestArchived},
+	{"SkillsListProposeArchiveRestore", testSkillsListProposeArchiveRestore},
 	{"RefusedDigestPassLeavesNothing", testRefusedDigestPassLeavesNothing},
 	{"DigestCommand", testDigestCommand},
 	{"ImportLoCoMo", testImportLoCoMo},

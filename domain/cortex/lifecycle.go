@@ -549,22 +549,40 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 	req := domain.Request{Op: "runDigest", RequestID: in.RequestID, Fingerprint: fingerprint(p), ScopeID: p.ScopeID}
 	report := &domain.DigestReport{ID: domain.NewID(), ScopeID: p.ScopeID, At: now, Proposals: []domain.Proposal{},
 		Archived: append([]string{}, p.Archive...), Removed: append([]string{}, p.Remove...), StaleAfter: p.StaleAfter}
+	// fresh are the proposals new to their artifacts' histories (see digest.Fresh).
+	var fresh []domain.Proposal
 	if p.Propose {
 		if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
 			return nil, err
 		}
+		prev, err := ls.LastProposal(ctx, p.ScopeID)
+		if err != nil {
+			return nil, err
+		}
+		lastUsed := map[string]time.Time{}
 		if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
 			for _, n := range page {
 				if n.Family.Digestible() {
 					report.Evaluated++
 				}
 			}
-			report.Proposals = append(report.Proposals, digest.Propose(page, now, p.StaleAfter)...)
+			props := digest.Propose(page, now, p.StaleAfter)
+			if len(props) > 0 {
+				byID := make(map[string]*domain.RefNode, len(page))
+				for _, n := range page {
+					byID[n.ID] = n
+				}
+				for _, pr := range props {
+					lastUsed[pr.ArtifactID] = byID[pr.ArtifactID].LastUsed
+				}
+			}
+			report.Proposals = append(report.Proposals, props...)
 			return nil
 		}); err != nil {
 			return nil, err
 		}
 		sort.Slice(report.Proposals, func(i, j int) bool { return report.Proposals[i].ArtifactID < report.Proposals[j].ArtifactID })
+		fresh = digest.Fresh(report.Proposals, prev, lastUsed)
 	}
 	ids := append(append([]string{}, p.Archive...), p.Remove...)
 	out, err := ls.Digest(ctx, req, p.ScopeID, ids, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
@@ -584,6 +602,13 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, Context: dc,
 				Payload: map[string]any{"reportId": report.ID, "evaluated": report.Evaluated, "proposals": len(report.Proposals),
 					"firstCandidates": candidates}})
+			// A proposal is a step in its artifact's history, with the typed reasons, unless the
+			// previous pass made it already (a scheduled pass repeats itself).
+			for _, pr := range fresh {
+				evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, MemoryID: pr.ArtifactID,
+					Context: dc.Derive(CtxDigest, now), Payload: map[string]any{"artifactId": pr.ArtifactID,
+						"family": string(pr.Family), "reportId": report.ID, "reasons": pr.Reasons}})
+			}
 		}
 		for _, id := range p.Archive {
 			n := nodes[id]
@@ -602,7 +627,7 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			evs = append(evs, &domain.Event{Type: domain.EvArtifactRemoved, ScopeID: p.ScopeID, MemoryID: id,
 				Context: dc.Derive(CtxDigest, now), Payload: pl})
 		}
-		return &domain.DigestPlan{Report: report, Archive: records, Remove: p.Remove, Events: evs}, nil
+		return &domain.DigestPlan{Report: report, Archive: records, Remove: p.Remove, Events: evs, Proposed: p.Propose}, nil
 	})
 	c.log.Kick()
 	if err != nil {

@@ -20,6 +20,7 @@ package digest
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -176,6 +177,43 @@ func Propose(nodes []*domain.RefNode, now time.Time, staleAfter time.Duration) [
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ArtifactID < out[j].ArtifactID })
 	return out
+}
+
+// Fresh returns the proposals of a pass that their artifacts' histories do not hold yet: those
+// the scope's previous propose pass (prev; nil when there was none) did not make with the same
+// reasons, and those of artifacts used (updated, retrieved or restored: lastUsed) since. A pass
+// that finds the same artifacts in the same state as the last one records nothing new.
+func Fresh(proposals []domain.Proposal, prev *domain.DigestReport, lastUsed map[string]time.Time) []domain.Proposal {
+	if prev == nil {
+		return proposals
+	}
+	before := make(map[string]string, len(prev.Proposals))
+	for _, pr := range prev.Proposals {
+		before[pr.ArtifactID] = reasonsKey(pr.Reasons)
+	}
+	var out []domain.Proposal
+	for _, pr := range proposals {
+		key, ok := before[pr.ArtifactID]
+		if ok && key == reasonsKey(pr.Reasons) && !lastUsed[pr.ArtifactID].After(prev.At) {
+			continue
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// reasonsKey identifies a proposal's reasons by their codes and references (details aside).
+func reasonsKey(rs []domain.Reason) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(string(r.Code))
+		for _, id := range r.ReferenceIDs {
+			b.WriteByte(',')
+			b.WriteString(id)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 // Decide checks the archive and remove lists of p against the nodes read inside the write and

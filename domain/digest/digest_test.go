@@ -247,3 +247,28 @@ func TestProposeOrdersAndSkips(t *testing.T) {
 		t.Fatalf("proposals = %+v", ps)
 	}
 }
+
+func TestFreshProposals(t *testing.T) {
+	old := now.Add(-365 * day)
+	stale := []domain.Reason{{Code: domain.ReasonUnsupported, ReferenceIDs: []string{}}, {Code: domain.ReasonStale, ReferenceIDs: []string{}}}
+	broken := []domain.Reason{{Code: domain.ReasonUnsupported, ReferenceIDs: []string{}}, {Code: domain.ReasonBrokenReference, ReferenceIDs: []string{"r1"}}}
+	prev := &domain.DigestReport{At: now.Add(-day), Proposals: []domain.Proposal{
+		{ArtifactID: "same", Reasons: stale}, {ArtifactID: "changed", Reasons: stale}, {ArtifactID: "used", Reasons: broken}}}
+	cur := []domain.Proposal{
+		{ArtifactID: "same", Reasons: stale},     // as before: nothing new
+		{ArtifactID: "changed", Reasons: broken}, // other reasons
+		{ArtifactID: "used", Reasons: broken},    // restored or retrieved since, proposed again
+		{ArtifactID: "new", Reasons: stale},      // not proposed before
+	}
+	lastUsed := map[string]time.Time{"same": old, "changed": old, "used": now.Add(-time.Hour), "new": old}
+	var got []string
+	for _, p := range Fresh(cur, prev, lastUsed) {
+		got = append(got, p.ArtifactID)
+	}
+	if len(got) != 3 || got[0] != "changed" || got[1] != "used" || got[2] != "new" {
+		t.Fatalf("fresh = %v, want [changed used new]", got)
+	}
+	if all := Fresh(cur, nil, lastUsed); len(all) != 4 {
+		t.Fatalf("without a previous pass every proposal is fresh: %d", len(all))
+	}
+}

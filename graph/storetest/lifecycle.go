@@ -34,6 +34,7 @@ func lifecycleTests() []struct {
 		{"LifecycleDeleteScopeTouchesNoOtherScope", testDeleteScope},
 		{"LifecycleRequestRecordsGoWithTheirScope", testRequestRecordsScoped},
 		{"LifecycleDigestRemovesOnlyWhatADigestArchived", testDigestRemoveRule},
+		{"LifecycleLastProposal", testLastProposal},
 	}
 }
 
@@ -959,5 +960,49 @@ func testDigestRemoveRule(t *testing.T, st domain.Store) {
 	refused("a plan archiving and removing in one pass", domain.ESAMEPASS, []string{e.ID}, fn, id)
 	if n := mustNode(t, st, e.ID); n.State != domain.EndActive {
 		t.Fatalf("after a refused same-pass plan: %s", n.State)
+	}
+}
+
+// testLastProposal: the report of a scope's latest propose pass (a plan marked Proposed) is
+// found again; other passes do not replace it.
+func testLastProposal(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	sc, other := mustScope(t, st), mustScope(t, st)
+	if rep, err := ls.LastProposal(ctx, sc.ID); rep != nil || err != nil {
+		t.Fatalf("a fresh scope's last proposal = %+v, %v", rep, err)
+	}
+	_, err := ls.LastProposal(ctx, domain.NewID())
+	wantCode(t, err, domain.ENOTFOUND)
+	m := NewMemory(sc.ID, "proposed")
+	mustInsert(t, st, m)
+	propose := func(proposals ...domain.Proposal) string {
+		t.Helper()
+		fn, id := plan(sc.ID, nil, nil)
+		if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, nil, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+			p, err := fn(nodes)
+			if err != nil {
+				return nil, err
+			}
+			p.Report.Proposals, p.Proposed = proposals, true
+			return p, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	propose()
+	second := propose(domain.Proposal{ArtifactID: m.ID, Family: domain.FamMemory, Reasons: []domain.Reason{{Code: domain.ReasonStale, ReferenceIDs: []string{}}}})
+	// An archive pass is no proposal.
+	fn, _ := plan(sc.ID, []string{m.ID}, nil)
+	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, fn); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ls.LastProposal(ctx, sc.ID)
+	if err != nil || rep == nil || rep.ID != second || len(rep.Proposals) != 1 || rep.Proposals[0].ArtifactID != m.ID {
+		t.Fatalf("last proposal = %+v, %v; want report %s", rep, err, second)
+	}
+	if rep, err := ls.LastProposal(ctx, other.ID); rep != nil || err != nil {
+		t.Fatalf("another scope's last proposal = %+v, %v", rep, err)
 	}
 }
