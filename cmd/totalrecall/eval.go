@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -116,6 +117,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	verbose := fs.Bool("v", false, "print every question whose evidence is missed at 10")
 	rounds := fs.Int("rounds", 1, "import the conversations this many times (into fresh scopes) and report the median speed")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the imports (not the questions) to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -127,7 +129,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sf.mnemonic = mc
-	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds)
+	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds, *cpuprofile)
 	if err != nil {
 		return err
 	}
@@ -135,7 +137,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int) (*evalResult, error) {
+func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int, cpuprofile string) (*evalResult, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -191,6 +193,16 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	// fresh raw Bleve index; the questions are asked of the last round's scopes.
 	var convs []conv
 	var importTimes, rawTimes []time.Duration
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+	}
 	for round := 0; round < max(1, rounds); round++ {
 		convs = convs[:0]
 		var texts []domain.IndexDoc
@@ -225,6 +237,9 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 			return nil, err
 		}
 		rawTimes = append(rawTimes, raw)
+	}
+	if cpuprofile != "" {
+		pprof.StopCPUProfile()
 	}
 	out.ImportTook, out.RawIndexing = pct(importTimes, 50), pct(rawTimes, 50)
 	out.Rounds = len(importTimes)

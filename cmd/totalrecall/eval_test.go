@@ -23,7 +23,7 @@ func TestEvalLoCoMo(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("the evaluation measures quality, not races; it runs without -race and -short")
 	}
-	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1)
+	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
