@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/dgo/v250"
+	"github.com/dgraph-io/dgo/v250/protos/api"
 )
 
 // The dump format is JSON Lines, generic over the schema so every kind of node travels:
@@ -356,7 +357,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 		}
 		target := map[string]any{"uid": to}
 		for f, v := range d.Facets {
-			target[d.Edge+"|"+f] = v
+			target[d.Edge+"|"+f] = facetNumber(v)
 		}
 		return map[string]any{"uid": from, d.Edge: target}, nil
 	}
@@ -469,6 +470,21 @@ func numberOf(v any) (uint64, error) {
 		return uint64(x), nil
 	}
 	return 0, fmt.Errorf("%v is no number", v)
+}
+
+// facetNumber gives a facet number of the dump the Go type the mutation writer takes.
+func facetNumber(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	if f, err := n.Float64(); err == nil {
+		return f
+	}
+	return v
 }
 
 // vectorValue turns a vector as a query returns it (a list of numbers) into the literal a
@@ -637,11 +653,11 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 			"tr.id": eventCounterID, "counter.value": last}
 	}
 	out = append(out, counter)
-	raw, err := json.Marshal(out)
+	nq, err := toNQuads(out, false)
 	if err != nil {
 		return nil, err
 	}
-	uids, err := u.commit(ctx, apiMutation(raw))
+	uids, err := u.commit(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
 	if err != nil {
 		if errors.Is(err, dgo.ErrAborted) {
 			return nil, err
@@ -659,9 +675,10 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 	return uids, nil
 }
 
-// rawCommit commits set-objects in one request and returns the uids of their blank nodes.
+// rawCommit commits set-objects in one request (as N-Quads, like every write of the store) and
+// returns the uids of their blank nodes.
 func (s *Store) rawCommit(ctx context.Context, objs []map[string]any) (map[string]string, error) {
-	raw, err := json.Marshal(objs)
+	nq, err := toNQuads(objs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -671,5 +688,5 @@ func (s *Store) rawCommit(ctx context.Context, objs []map[string]any) (map[strin
 	}
 	u := s.b.begin(ctx)
 	defer u.discard(ctx)
-	return u.commit(ctx, apiMutation(raw))
+	return u.commit(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
 }
