@@ -20,8 +20,8 @@ func TestEvalLoCoMo(t *testing.T) {
 	if _, err := os.Stat(locomoDir); err != nil {
 		t.Skipf("LoCoMo data not found at %s", locomoDir)
 	}
-	if raceEnabled || testing.Short() {
-		t.Skip("the evaluation measures quality, not races; it runs without -race and -short")
+	if testing.Short() {
+		t.Skip("the evaluation imports and asks the whole development set; it runs without -short")
 	}
 	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1, "")
 	if err != nil {
