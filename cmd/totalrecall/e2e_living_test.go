@@ -305,8 +305,33 @@ func testBreakNotification(t *testing.T, s *server) {
 	inst := "instance-" + runID + "-break"
 	notes := notifications(t, s, "", scope)
 	sess := s.sessionStart(t, inst, "claude", scope)
+	conn, events := subscribeWS(t, s.addr, `subscription($s: ID!) { memoryEvents(scopeId: $s) { type context { sessionId } } }`,
+		map[string]any{"s": scope})
+	defer conn.Close()
+	time.Sleep(200 * time.Millisecond) // let the subscription register
 	beat := `mutation($i: ID!, $m: SessionMode) { heartbeat(instanceId: $i, mode: $m) }`
 	s.boolMutation(t, beat, map[string]any{"i": inst, "m": "TASK"})
+	// The mode change is an event of the scope, delivered to its subscribers.
+	modeChanged := false
+	for deadline := time.After(15 * time.Second); !modeChanged; {
+		select {
+		case p, ok := <-events:
+			if !ok {
+				t.Fatal("memoryEvents closed before ModeChanged")
+			}
+			b, _ := json.Marshal(p["data"])
+			var ev struct {
+				MemoryEvents struct {
+					Type    string
+					Context struct{ SessionID string }
+				}
+			}
+			_ = json.Unmarshal(b, &ev)
+			modeChanged = ev.MemoryEvents.Type == "ModeChanged" && ev.MemoryEvents.Context.SessionID == sess.SessionID
+		case <-deadline:
+			t.Fatal("no ModeChanged for the session within 15s of a TASK heartbeat")
+		}
+	}
 	// Working in task mode, heartbeating well within the timeout, past the break threshold.
 	for elapsed := time.Duration(0); elapsed <= e2eBreakAfter; elapsed += e2eSessionTimeout / 2 {
 		e2eClock.advance(e2eSessionTimeout / 2)
@@ -316,7 +341,7 @@ func testBreakNotification(t *testing.T, s *server) {
 	if br.MinutesInTaskMode < int(e2eBreakAfter/time.Minute) || br.Suggestion == "" || br.InstanceID == nil || *br.InstanceID != inst {
 		t.Fatalf("break notification = %+v", br)
 	}
-	// The mode change is on record.
+	// The break is a message of its own request.
 	var h struct {
 		Trace struct{ Messages []struct{ Type string } }
 	}
