@@ -7,20 +7,32 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// TestManyServersOneGraph runs two servers on one Dgraph cluster, each with its own Bleve
-// index following the shared event log, under concurrent load from clients of both.
+// serveProcess runs `totalrecall serve` as a process of its own and answers as a server of the
+// suite; stopping it sends SIGTERM and waits for a clean exit.
+func serveProcess(t *testing.T, args ...string) *server {
+	t.Helper()
+	p := startProcess(t, args...)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	return &server{addr: p.addr, done: done, cancel: func() { _ = p.cmd.Process.Signal(syscall.SIGTERM) }}
+}
+
+// TestManyServersOneGraph runs two `totalrecall serve` processes on one Dgraph cluster, each
+// with its own Bleve index following the shared event log, under concurrent load from clients
+// of both.
 func TestManyServersOneGraph(t *testing.T) {
 	uri := os.Getenv("TOTALRECALL_TEST_DGRAPH")
 	if uri == "" {
 		t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
 	}
-	a := startServer(t, storeFlags{store: uri, index: filepath.Join(t.TempDir(), "a")})
+	a := serveProcess(t, "--store", uri, "--index", filepath.Join(t.TempDir(), "a"))
 	defer a.stop(t)
-	b := startServer(t, storeFlags{store: uri, index: filepath.Join(t.TempDir(), "b")})
+	b := serveProcess(t, "--store", uri, "--index", filepath.Join(t.TempDir(), "b"))
 	defer b.stop(t)
 	scope, _, _ := a.createScope(t, "many servers")
 
