@@ -302,24 +302,33 @@ func quote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
-	for _, r := range s {
+	// Only ASCII bytes are escaped: the bytes of a multi-byte rune are all ≥ 0x80, so runs of
+	// other bytes are copied as they are (a large document is not rebuilt rune by rune).
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var esc string
 		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04x`, r)
+		case c == '"':
+			esc = `\"`
+		case c == '\\':
+			esc = `\\`
+		case c == '\n':
+			esc = `\n`
+		case c == '\r':
+			esc = `\r`
+		case c == '\t':
+			esc = `\t`
+		case c < 0x20 || c == 0x7f:
+			esc = fmt.Sprintf(`\u%04x`, c)
 		default:
-			b.WriteRune(r)
+			continue
 		}
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		last = i + 1
 	}
+	b.WriteString(s[last:])
 	b.WriteByte('"')
 	return b.String()
 }
