@@ -101,6 +101,12 @@ type Event struct {
 	Context  TransactionContext `json:"context"`
 	Payload  map[string]any     `json:"payload,omitempty"`
 	Touches  []Touch            `json:"touches,omitempty"`
+	// About names further artifacts the event is about, each with the payload the event has in
+	// that artifact's history: Store.MemoryEvents of each returns the event with that MemoryID
+	// and payload, while the log, its subscribers and traces see one event, as it is. Only a
+	// write sets it (a propose pass: one event about every artifact it proposes anew, instead of
+	// one event each); events read back from the store leave it empty.
+	About map[string]map[string]any `json:"-"`
 }
 
 // ID is the event's identity: its message id.

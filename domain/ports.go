@@ -76,7 +76,8 @@ type Store interface {
 	EventsSince(ctx context.Context, seq uint64, limit int) ([]*Event, error)
 	// LastSeq returns the Seq of the newest event.
 	LastSeq(ctx context.Context) (uint64, error)
-	// MemoryEvents returns the events about one memory, in Seq order.
+	// MemoryEvents returns the events about one memory (or other artifact), in Seq order: those
+	// with its MemoryID, and those naming it in About, each with that MemoryID and its payload.
 	MemoryEvents(ctx context.Context, memoryID string) ([]*Event, error)
 	// RequestEvents returns every message of one request, in Seq order.
 	RequestEvents(ctx context.Context, requestID string) ([]*Event, error)

@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -120,7 +121,8 @@ func scopeTier(scopeID string, t domain.Tier) string { return scopeID + "|" + st
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// An event node keeps what queries look up by as predicates and the rest in ev.body.
+// An event node keeps what queries look up by as predicates and the rest in ev.body. An event
+// about further artifacts (domain.Event.About) has pages besides (see aboutPages).
 const eventFields = `uid tr.scope ev.seq ev.type ev.memory ev.requestId ev.messageId ev.body ev.touches`
 
 type eventNode struct {
@@ -188,6 +190,82 @@ func eventJSON(uid string, ev *domain.Event) map[string]any {
 		obj["ev.memory"] = ev.MemoryID
 	}
 	return obj
+}
+
+// aboutPage is how many artifacts one page of an event about several artifacts names.
+const aboutPage = 500
+
+// aboutPages renders the pages of an event about further artifacts (domain.Event.About; the
+// event node is uid): nodes of kind EventAbout, in the event's scope, each naming up to
+// aboutPage of the artifacts in ev.about (indexed: their histories find the page) with their
+// payloads in ev.aboutDoc, and linked to the event by ev.of. A page's tr.id is the event's
+// message id and its number. Pages keep every write and read small: Dgraph adds a value to a
+// list in time proportional to the list (one list of 33,000 ids cost seconds), and the history
+// of one artifact reads only its page. Ids that are not UUIDs (artifact ids all are) are left
+// out.
+func aboutPages(uid string, ev *domain.Event) []map[string]any {
+	ids := make([]string, 0, len(ev.About))
+	for id := range ev.About {
+		if domain.ValidID(id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	key := ev.Context.MessageID
+	if key == "" {
+		key = domain.NewID()
+	}
+	var out []map[string]any
+	for lo := 0; lo < len(ids); lo += aboutPage {
+		page := ids[lo:min(lo+aboutPage, len(ids))]
+		obj := map[string]any{"uid": fmt.Sprintf("%s.about%d", uid, len(out)), "tr.kind": kindEventAbout,
+			"tr.id": fmt.Sprintf("%s/about/%d", key, len(out)), "ev.about": page, "ev.aboutDoc": aboutDoc(page, ev.About),
+			"ev.of": map[string]any{"uid": uid}}
+		if ev.ScopeID != "" {
+			obj["tr.scope"] = ev.ScopeID
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// aboutDoc renders the payloads of ids as one line each: the id, a tab and the payload's JSON
+// (which holds no raw tab or newline), so that one artifact's payload is found without
+// decoding the others' (aboutPayload).
+func aboutDoc(ids []string, about map[string]map[string]any) string {
+	var b strings.Builder
+	for _, id := range ids {
+		pl, _ := json.Marshal(about[id])
+		b.WriteString(id)
+		b.WriteByte('\t')
+		b.Write(pl)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// aboutPayload finds the payload of artifact id in an aboutDoc (nil when it has none).
+func aboutPayload(doc, id string) map[string]any {
+	key := id + "\t"
+	for off := 0; ; {
+		i := strings.Index(doc[off:], key)
+		if i < 0 {
+			return nil
+		}
+		i += off
+		if i == 0 || doc[i-1] == '\n' {
+			line := doc[i+len(key):]
+			if j := strings.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			var pl map[string]any
+			if json.Unmarshal([]byte(line), &pl) != nil {
+				return nil
+			}
+			return pl
+		}
+		off = i + len(key)
+	}
 }
 
 // idList renders validated ids as a DQL list literal. Callers pass only UUIDs (checked by

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -119,40 +120,100 @@ func (s *Store) counter(ctx context.Context) (uint64, string, error) {
 	return r.Q[0].Value, r.Q[0].UID, nil
 }
 
-// MemoryEvents returns the events about one memory, in Seq order.
+// MemoryEvents returns the events about one memory or other artifact, in Seq order: those with
+// its id in ev.memory, and those whose pages name it in ev.about (see aboutPages), each of these
+// returned with that MemoryID and the payload its page holds for the artifact.
 func (s *Store) MemoryEvents(ctx context.Context, memoryID string) ([]*domain.Event, error) {
-	return s.allEvents(ctx, "ev.memory", memoryID)
+	return s.allEvents(ctx, "ev.memory", memoryID, true)
 }
 
 // RequestEvents returns every message of one request, in Seq order.
 func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.Event, error) {
-	return s.allEvents(ctx, "ev.requestId", requestID)
+	return s.allEvents(ctx, "ev.requestId", requestID, false)
 }
 
-// allEvents returns the events whose pred equals value, in Seq order. It reads the matching
-// uids in one query and the events by uid lists of a page each, then sorts here: Dgraph caps
-// sorted results at 1000 nodes, and paging with first/after read the same event twice on a
-// busy cluster.
-func (s *Store) allEvents(ctx context.Context, pred, value string) ([]*domain.Event, error) {
-	const page = 1000
+// allEvents returns the events whose pred equals value, in Seq order, and with about those
+// about value by a page (see aboutPages). It reads the matching uids in one query and the
+// events by uid lists of a page each, then sorts here: Dgraph caps sorted results at 1000
+// nodes, and paging with first/after read the same event twice on a busy cluster.
+func (s *Store) allEvents(ctx context.Context, pred, value string, about bool) ([]*domain.Event, error) {
 	var ids struct {
 		Q []struct {
 			UID string `json:"uid"`
 		} `json:"q"`
+		A []struct {
+			Doc string     `json:"ev.aboutDoc"`
+			Of  uidRefJSON `json:"ev.of"`
+		} `json:"a"`
 	}
-	if err := s.read(ctx, fmt.Sprintf(`query q($v: string) { q(func: eq(%s, $v)) { uid } }`, pred),
-		map[string]string{"$v": value}, &ids); err != nil {
+	q := fmt.Sprintf(`q(func: eq(%s, $v)) { uid }`, pred)
+	if about {
+		q += ` a(func: eq(ev.about, $v)) { ev.aboutDoc ev.of { uid } }`
+	}
+	if err := s.read(ctx, `query q($v: string) { `+q+` }`, map[string]string{"$v": value}, &ids); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(ids.Q))
-	uids := make([]string, 0, len(ids.Q))
+	seen := make(map[string]bool, len(ids.Q)+len(ids.A))
+	var uids, aboutUIDs []string
 	for _, n := range ids.Q {
 		if !seen[n.UID] {
 			seen[n.UID] = true
 			uids = append(uids, n.UID)
 		}
 	}
-	out := make([]*domain.Event, 0, len(uids))
+	docs := make(map[string]string, len(ids.A))
+	for _, p := range ids.A {
+		if uid := string(p.Of); uid != "" && !seen[uid] {
+			seen[uid] = true
+			aboutUIDs = append(aboutUIDs, uid)
+			docs[uid] = p.Doc
+		}
+	}
+	out := make([]*domain.Event, 0, len(uids)+len(aboutUIDs))
+	if err := s.eventsByUID(ctx, uids, func(n *eventNode) { out = append(out, n.event()) }); err != nil {
+		return nil, err
+	}
+	// An event about several artifacts: as the event about this one, with its payload.
+	if err := s.eventsByUID(ctx, aboutUIDs, func(n *eventNode) {
+		ev := n.event()
+		ev.MemoryID = value
+		if pl := aboutPayload(docs[n.UID], value); pl != nil {
+			ev.Payload = pl
+		}
+		out = append(out, ev)
+	}); err != nil {
+		return nil, err
+	}
+	sortBySeq(out)
+	return out, nil
+}
+
+// uidRefJSON decodes the uid of a uid predicate's target, which Dgraph answers as one object
+// or as a list of one.
+type uidRefJSON string
+
+func (u *uidRefJSON) UnmarshalJSON(b []byte) error {
+	type ref struct {
+		UID string `json:"uid"`
+	}
+	var one ref
+	if err := json.Unmarshal(b, &one); err == nil {
+		*u = uidRefJSON(one.UID)
+		return nil
+	}
+	var many []ref
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	if len(many) > 0 {
+		*u = uidRefJSON(many[0].UID)
+	}
+	return nil
+}
+
+// eventsByUID reads the event nodes of uids, a page of uids per query.
+func (s *Store) eventsByUID(ctx context.Context, uids []string, fn func(*eventNode)) error {
+	const page = 1000
 	for lo := 0; lo < len(uids); lo += page {
 		chunk := uids[lo:min(lo+page, len(uids))]
 		var r struct {
@@ -160,12 +221,11 @@ func (s *Store) allEvents(ctx context.Context, pred, value string) ([]*domain.Ev
 		}
 		if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) @filter(has(ev.type)) { %s } }`,
 			strings.Join(chunk, ","), eventFields), nil, &r); err != nil {
-			return nil, err
+			return err
 		}
 		for i := range r.Q {
-			out = append(out, r.Q[i].event())
+			fn(&r.Q[i])
 		}
 	}
-	sortBySeq(out)
-	return out, nil
+	return nil
 }

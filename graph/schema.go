@@ -37,6 +37,9 @@ ev.requestId: string @index(exact) .
 ev.messageId: string @index(exact) @upsert .
 ev.body: string .
 ev.touches: [string] .
+ev.about: [string] @index(exact) .
+ev.aboutDoc: string .
+ev.of: uid .
 req.key: string @index(exact) @upsert .
 req.fingerprint: string .
 req.result: string .
@@ -98,6 +101,8 @@ const (
 	kindEvent   = "Event"
 	kindRequest = "Request"
 	kindCounter = "Counter"
+	// kindEventAbout is a page of an event about several artifacts (see aboutPages).
+	kindEventAbout = "EventAbout"
 )
 
 // eventCounterID is the tr.id of the node holding the last event Seq.

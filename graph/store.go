@@ -430,7 +430,11 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
-			t.set(eventJSON(fmt.Sprintf("_:ev%d", i), ev))
+			uid := fmt.Sprintf("_:ev%d", i)
+			t.set(eventJSON(uid, ev))
+			if len(ev.About) > 0 {
+				t.sets = append(t.sets, aboutPages(uid, ev)...)
+			}
 		}
 		counter := map[string]any{"uid": counterUID, "counter.value": base + uint64(len(t.events))}
 		if counterUID == "_:counter" {

@@ -599,16 +599,18 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			for _, pr := range report.Proposals[:min(len(report.Proposals), 100)] {
 				candidates = append(candidates, pr.ArtifactID)
 			}
+			// A proposal is a step in its artifact's history, with the typed reasons, unless the
+			// previous pass made it already (a scheduled pass repeats itself). The pass's one
+			// event is about every such artifact, with its own payload there: one event per
+			// proposal cost a first pass over a large scope more than the scan itself.
+			about := make(map[string]map[string]any, len(fresh))
+			for _, pr := range fresh {
+				about[pr.ArtifactID] = map[string]any{"artifactId": pr.ArtifactID, "family": string(pr.Family),
+					"reportId": report.ID, "reasons": pr.Reasons}
+			}
 			evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, Context: dc,
 				Payload: map[string]any{"reportId": report.ID, "evaluated": report.Evaluated, "proposals": len(report.Proposals),
-					"firstCandidates": candidates}})
-			// A proposal is a step in its artifact's history, with the typed reasons, unless the
-			// previous pass made it already (a scheduled pass repeats itself).
-			for _, pr := range fresh {
-				evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, MemoryID: pr.ArtifactID,
-					Context: dc.Derive(CtxDigest, now), Payload: map[string]any{"artifactId": pr.ArtifactID,
-						"family": string(pr.Family), "reportId": report.ID, "reasons": pr.Reasons}})
-			}
+					"newProposals": len(fresh), "firstCandidates": candidates}, About: about})
 		}
 		for _, id := range p.Archive {
 			n := nodes[id]

@@ -35,6 +35,7 @@ func lifecycleTests() []struct {
 		{"LifecycleRequestRecordsGoWithTheirScope", testRequestRecordsScoped},
 		{"LifecycleDigestRemovesOnlyWhatADigestArchived", testDigestRemoveRule},
 		{"LifecycleLastProposal", testLastProposal},
+		{"LifecycleEventAboutArtifacts", testEventAbout},
 	}
 }
 
@@ -628,6 +629,11 @@ func testDeleteScope(t *testing.T, st domain.Store) {
 		if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{b.ID}, fn); err != nil {
 			t.Fatal(err)
 		}
+		// An event about several artifacts (a propose pass's) is erased with the scope too.
+		if err := st.AppendEvents(ctx, []*domain.Event{{Type: domain.EvDigestProposed, ScopeID: sc.ID, Context: ctxFor("digest"),
+			About: map[string]map[string]any{a.ID: {"artifactId": a.ID}, k.ID: {"artifactId": k.ID}}}}); err != nil {
+			t.Fatal(err)
+		}
 		return []string{a.ID, b.ID, k.ID, sk.ID, ws.ID, sc.AgentKernel.ID, sc.WorldKernel.ID, sc.ID}
 	}
 	seq0, _ := st.LastSeq(ctx)
@@ -1004,5 +1010,78 @@ func testLastProposal(t *testing.T, st domain.Store) {
 	}
 	if rep, err := ls.LastProposal(ctx, other.ID); rep != nil || err != nil {
 		t.Fatalf("another scope's last proposal = %+v, %v", rep, err)
+	}
+}
+
+// testEventAbout: an event about several artifacts (Event.About: a propose pass's proposals) is
+// one event in the log and in its request's trace, and a step in the history of each artifact,
+// with that artifact's payload.
+func testEventAbout(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	sc := mustScope(t, st)
+	m := NewMemory(sc.ID, "proposed memory")
+	mustInsert(t, st, m)
+	k := NewArtifact(sc.ID, domain.FamKnowledge, "proposed page")
+	other := NewArtifact(sc.ID, domain.FamSkill, "not proposed")
+	mustArtifacts(t, st, k, other)
+	seq0, err := st.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Payload text that looks like the stored form of another artifact's entry.
+	tricky := "tab\there\nnewline\n" + k.ID + "\t{}\n" + strings.Join(Nasty, "|")
+	about := map[string]map[string]any{
+		m.ID: {"artifactId": m.ID, "family": "memory", "reasons": []any{map[string]any{"code": "STALE", "detail": tricky}}},
+		k.ID: {"artifactId": k.ID, "family": "knowledge", "reasons": []any{}},
+	}
+	// Besides, ids of artifacts not in the store, more than one page of an event holds.
+	var more []string
+	for i := 0; i < 1201; i++ {
+		id := domain.NewID()
+		more = append(more, id)
+		about[id] = map[string]any{"artifactId": id, "family": "skill"}
+	}
+	ev := &domain.Event{Type: domain.EvDigestProposed, ScopeID: sc.ID, Context: ctxFor("digest"),
+		Payload: map[string]any{"proposals": len(about)}, About: about}
+	if err := st.AppendEvents(ctx, []*domain.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	logged, err := st.EventsSince(ctx, seq0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != 1 || logged[0].MemoryID != "" || logged[0].Payload["proposals"] != float64(len(about)) || logged[0].About != nil {
+		t.Fatalf("the log holds %+v, want the one event as it was written", logged)
+	}
+	if trace, err := st.RequestEvents(ctx, ev.Context.RequestID); err != nil || len(trace) != 1 || trace[0].MemoryID != "" {
+		t.Fatalf("the request's events = %+v, %v", trace, err)
+	}
+	for _, id := range []string{m.ID, k.ID, more[0], more[600], more[1200]} {
+		want := about[id]
+		h, err := st.MemoryEvents(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*domain.Event
+		for _, e := range h {
+			if e.Type == domain.EvDigestProposed {
+				got = append(got, e)
+			}
+		}
+		if len(got) != 1 || got[0].MemoryID != id || got[0].Seq != logged[0].Seq || got[0].ID() != ev.ID() ||
+			got[0].ScopeID != sc.ID || got[0].Payload["artifactId"] != id || got[0].Payload["family"] != want["family"] {
+			t.Fatalf("the history of %s holds %+v", id, got)
+		}
+		if (id == m.ID || id == k.ID) && h[0].Type == domain.EvDigestProposed {
+			t.Fatalf("the history of %s starts with the proposal: %+v", id, h)
+		}
+	}
+	h, _ := st.MemoryEvents(ctx, m.ID)
+	rs, _ := h[len(h)-1].Payload["reasons"].([]any)
+	if r, _ := rs[0].(map[string]any); len(rs) != 1 || r["detail"] != tricky {
+		t.Fatalf("the memory's reasons = %+v", rs)
+	}
+	if h, _ := st.MemoryEvents(ctx, other.ID); len(h) != 1 || h[0].Type == domain.EvDigestProposed {
+		t.Fatalf("the history of an artifact the event is not about = %+v", h)
 	}
 }
