@@ -133,9 +133,9 @@ func (s *Store) RequestEvents(ctx context.Context, requestID string) ([]*domain.
 }
 
 // allEvents returns the events whose pred equals value, in Seq order, and with about those
-// about value by a page (see aboutPages). It reads the matching uids in one query and the
-// events by uid lists of a page each, then sorts here: Dgraph caps sorted results at 1000
-// nodes, and paging with first/after read the same event twice on a busy cluster.
+// about value by a page (see aboutPages). It reads the matching uids (direct and through
+// pages) in one query and both kinds of event by uid lists of a page each, then sorts here:
+// Dgraph caps sorted results at 1000 nodes.
 func (s *Store) allEvents(ctx context.Context, pred, value string, about bool) ([]*domain.Event, error) {
 	var ids struct {
 		Q []struct {

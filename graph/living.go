@@ -599,31 +599,3 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 	}
 	return res, nil
 }
-
-// migrate gives memories written before mem.scopeTier existed (or imported from a dump made
-// before it) their key. On a graph where every memory has it, it costs one has() pass.
-func (s *Store) migrate(ctx context.Context) error {
-	for {
-		var r struct {
-			Q []struct {
-				UID   string `json:"uid"`
-				Scope string `json:"tr.scope"`
-				Tier  string `json:"mem.tier"`
-			} `json:"q"`
-		}
-		if err := s.read(ctx, `{ q(func: has(mem.tier), first: 5000) @filter(not has(mem.scopeTier)) { uid tr.scope mem.tier } }`, nil, &r); err != nil {
-			return err
-		}
-		if len(r.Q) == 0 {
-			return nil
-		}
-		if _, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
-			for _, n := range r.Q {
-				t.set(map[string]any{"uid": n.UID, "mem.scopeTier": scopeTier(n.Scope, domain.Tier(n.Tier))})
-			}
-			return struct{}{}, nil
-		}); err != nil {
-			return err
-		}
-	}
-}

@@ -108,7 +108,7 @@ func (s *Store) init(ctx context.Context) error {
 		}
 		s.seq, s.counterUID = seq, uid
 	}
-	return s.migrate(ctx)
+	return nil
 }
 
 // Close releases the store; the embedded engine is shut down.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -407,14 +405,7 @@ func testRefusedDigestPassLeavesNothing(t *testing.T, s *server) {
 func TestRefusedDigestPassLeavesNoReport(t *testing.T) {
 	sf := backends(t)["embedded"](t)
 	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, idx, cx, err := sf.open(ctx, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	defer idx.Close()
-	defer cx.Close()
+	st, _, cx := openStack(t, sf)
 	sc, err := cx.CreateScope(ctx, "refusals", cortex.Meta{})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/graph/storetest"
+	"github.com/totalrecall/totalrecall/search"
 )
 
 // server is a real totalrecall server on 127.0.0.1 over a real store and Bleve index.
@@ -679,4 +682,18 @@ func testReindexCommand(t *testing.T, sf storeFlags) {
 			}
 		}
 	}
+}
+
+// openStack opens the store, index and Cortex of sf in the test's process, closed when the
+// test ends.
+func openStack(t *testing.T, sf storeFlags) (*graph.Store, *search.Index, *cortex.Cortex) {
+	t.Helper()
+	st, idx, cx, err := sf.open(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { idx.Close() })
+	t.Cleanup(func() { cx.Close() })
+	return st, idx, cx
 }

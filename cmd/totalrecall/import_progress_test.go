@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -18,13 +16,7 @@ import (
 func TestImportProgress(t *testing.T) {
 	ctx := context.Background()
 	sf := storeFlags{store: "file://" + t.TempDir()}
-	st, idx, cx, err := sf.open(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	defer idx.Close()
-	defer cx.Close()
+	_, _, cx := openStack(t, sf)
 	sc, err := cx.CreateScope(ctx, "progress", cortex.Meta{})
 	if err != nil {
 		t.Fatal(err)

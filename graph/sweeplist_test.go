@@ -9,15 +9,16 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
-// A graph written before memories carried mem.scopeTier gets the key on the next start, and
-// sweeps list every memory of a scope's tier again.
-func TestMigrateScopeTier(t *testing.T) {
+// Sweeps list a scope's tier by its mem.scopeTier key, page by page, and a tier change moves
+// the key with the memory.
+func TestSweepListsByScopeTier(t *testing.T) {
 	ctx := context.Background()
 	uri := "file://" + t.TempDir()
 	s, err := Open(ctx, uri)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	scope := &domain.Scope{ID: domain.NewID(), Name: "old", CreatedAt: at}
 	scope.AgentKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyAgentKernel, UpdatedAt: at}
@@ -53,36 +54,6 @@ func TestMigrateScopeTier(t *testing.T) {
 	}
 	if a, l := count(s, domain.TierActiveContext), count(s, domain.TierLongTerm); a != 4 || l != 3 {
 		t.Fatalf("sweep lists %d active and %d long-term memories, want 4 and 3", a, l)
-	}
-	// Strip the key, as a graph written before it existed lacks it.
-	if _, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
-		var r struct {
-			Q []struct {
-				UID string `json:"uid"`
-			} `json:"q"`
-		}
-		if err := t.query(`{ q(func: has(mem.scopeTier)) { uid } }`, nil, &r); err != nil {
-			return struct{}{}, err
-		}
-		for _, n := range r.Q {
-			t.del(map[string]any{"uid": n.UID, "mem.scopeTier": nil})
-		}
-		return struct{}{}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if a := count(s, domain.TierActiveContext); a != 0 {
-		t.Fatalf("after stripping the key the sweep still lists %d", a)
-	}
-	s.Close()
-
-	s, err = Open(ctx, uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if a, l := count(s, domain.TierActiveContext), count(s, domain.TierLongTerm); a != 4 || l != 3 {
-		t.Fatalf("after the migration the sweep lists %d active and %d long-term memories, want 4 and 3", a, l)
 	}
 	// A tier change moves the key with it.
 	pot, rec := 0.1, 0.1
