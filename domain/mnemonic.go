@@ -281,6 +281,13 @@ type AnalysisRun struct {
 	OutputText   string         `json:"outputText,omitempty"`
 	ErrorMessage string         `json:"errorMessage,omitempty"`
 	CreatedAt    time.Time      `json:"createdAt"`
+	// RequestID, SessionID and CommandID are the TransactionContext of the AnalyzeCommand that
+	// asked for the run (CommandID is its message id): a run executed later, by the background
+	// worker or after a restart, emits its AnalysisRunCompleted or AnalysisRunFailed as a
+	// consequence of that command. Empty on the runs an import writes.
+	RequestID string `json:"requestId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	CommandID string `json:"commandId,omitempty"`
 }
 
 // Facet types of the built-in analysers; analysers may produce others.

@@ -182,6 +182,8 @@ func (c *Cortex) startConsumers(ctx context.Context) {
 			return nil
 		}, head)
 	}
+	// Not a consumer of the log, but a background loop of the same life: the analysis worker.
+	c.startAnalysisWorker(ctx)
 }
 
 // touchRecorder batches touches into few writes.

@@ -33,10 +33,12 @@ type mnemonic struct {
 	analysers map[string]analysis.Analyser
 	// embedMu serialises embedding passes of one scope.
 	embedMu sync.Mutex
+	// worker runs the pending analysis runs (analysis_worker.go).
+	worker *analysisWorker
 }
 
 func (c *Cortex) newMnemonic(cfg MnemonicConfig) *mnemonic {
-	mn := &mnemonic{cfg: cfg, analysers: analysis.Builtins()}
+	mn := &mnemonic{cfg: cfg, analysers: analysis.Builtins(), worker: newAnalysisWorker()}
 	if cfg.Chat != nil {
 		a := analysis.LLM{Model: cfg.Chat, Prompt: cfg.LLMPrompt}
 		mn.analysers[a.Type().Name] = a
@@ -883,6 +885,8 @@ type AnalyzeInput struct {
 	DefinitionID string
 	// Force re-runs completed runs.
 	Force bool
+	// Async records the runs as pending and returns at once; the analysis worker runs them.
+	Async bool
 	Meta
 }
 
@@ -904,7 +908,14 @@ func (c *Cortex) AnalysisNames() []string {
 
 // Analyze runs an analysis on episodes: one run per episode, unique per (type, episode), moving
 // from pending to running to completed or failed; a completed run is not repeated unless
-// forced. Facets of a re-run replace the run's earlier ones. Errors: INVALID_ARGUMENT, NOT_FOUND.
+// forced, and a run already waiting or running in this Cortex is not started a second time
+// (it is returned as it stands). Facets of a re-run replace the run's earlier ones.
+//
+// Without Async the runs are executed before Analyze returns, as completed or failed. With
+// Async they are recorded as pending and returned at once; the Cortex's analysis worker then
+// runs them in the background, and each ends with an AnalysisRunCompleted or AnalysisRunFailed
+// event caused by the request's AnalyzeCommand. Errors: INVALID_ARGUMENT, NOT_FOUND; bad input
+// writes nothing.
 func (c *Cortex) Analyze(ctx context.Context, in AnalyzeInput) ([]*RunResult, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
 		return nil, err
@@ -962,31 +973,53 @@ func (c *Cortex) Analyze(ctx context.Context, in AnalyzeInput) ([]*RunResult, er
 	for _, r := range prior {
 		priorBy[r.EpisodeID] = r
 	}
-	var todo []*domain.Episode
+	w := c.mnemonic.worker
+	var tasks []*runTask
 	var out []*RunResult
 	for _, e := range eps {
-		if p, ok := priorBy[e.ID]; ok && p.Status == domain.RunCompleted && !in.Force {
+		p := priorBy[e.ID]
+		if p != nil && p.Status == domain.RunCompleted && !in.Force {
 			out = append(out, &RunResult{AnalysisRun: p})
 			continue
 		}
-		todo = append(todo, e)
+		id := domain.DeriveID(in.ScopeID, "analysis-run", at.ID, e.ID)
+		if !w.claim(id) {
+			// Waiting or running in this Cortex already (an earlier request): not run twice.
+			if p == nil {
+				p = &domain.AnalysisRun{ID: id, ScopeID: in.ScopeID, TypeID: at.ID, TypeName: at.Name, EpisodeID: e.ID,
+					Status: domain.RunPending, CreatedAt: now}
+			}
+			out = append(out, &RunResult{AnalysisRun: p})
+			continue
+		}
+		run := &domain.AnalysisRun{ID: id, ScopeID: in.ScopeID, TypeID: at.ID, TypeName: at.Name, EpisodeID: e.ID,
+			Status: domain.RunPending, CreatedAt: now, RequestID: tc.RequestID, SessionID: tc.SessionID, CommandID: tc.MessageID}
+		if p != nil {
+			run.CreatedAt = p.CreatedAt
+		}
+		if !in.Async {
+			started := c.now().UTC()
+			run.Status, run.StartedAt = domain.RunRunning, &started
+		}
+		tasks = append(tasks, &runTask{run: run, ep: e, tc: tc})
 	}
-	if len(todo) == 0 {
+	if len(tasks) == 0 {
 		return out, nil
 	}
-	// The runs are recorded as running before any analysis starts.
-	runs := make([]*domain.AnalysisRun, len(todo))
-	for i, e := range todo {
-		started := c.now().UTC()
-		runs[i] = &domain.AnalysisRun{ID: domain.DeriveID(in.ScopeID, "analysis-run", at.ID, e.ID), ScopeID: in.ScopeID, TypeID: at.ID,
-			TypeName: at.Name, EpisodeID: e.ID, Status: domain.RunRunning, StartedAt: &started, CreatedAt: now}
-		if p, ok := priorBy[e.ID]; ok {
-			runs[i].CreatedAt = p.CreatedAt
+	handed := false
+	defer func() {
+		if !handed {
+			w.release(tasks)
 		}
-	}
-	cmd := command(domain.MsgAnalyzeCommand, in.ScopeID, "", tc, domain.CtxHippocampus, map[string]any{"type": at.Name, "episodes": len(todo)})
-	for start := 0; start < len(runs); start += domain.MaxImportRecords {
-		b := &domain.IngestBatch{AnalysisTypes: []*domain.AnalysisType{at}, Runs: runs[start:min(len(runs), start+domain.MaxImportRecords)]}
+	}()
+	// The runs are recorded, pending or running, before any analysis starts.
+	cmd := command(domain.MsgAnalyzeCommand, in.ScopeID, "", tc, domain.CtxHippocampus,
+		map[string]any{"type": at.Name, "episodes": len(tasks), "async": in.Async})
+	for start := 0; start < len(tasks); start += domain.MaxImportRecords {
+		b := &domain.IngestBatch{AnalysisTypes: []*domain.AnalysisType{at}}
+		for _, t := range tasks[start:min(len(tasks), start+domain.MaxImportRecords)] {
+			b.Runs = append(b.Runs, t.run)
+		}
 		first := start == 0
 		if _, err := is.Ingest(ctx, domain.Request{}, in.ScopeID, b, func(*domain.IngestWritten) ([]*domain.Event, error) {
 			if first {
@@ -998,52 +1031,20 @@ func (c *Cortex) Analyze(ctx context.Context, in AnalyzeInput) ([]*RunResult, er
 		}
 	}
 	c.log.Kick()
-	// Analyse in groups; each group's runs and facets are written together.
-	const group = 50
-	for start := 0; start < len(todo); start += group {
-		end := min(len(todo), start+group)
-		inputs, err := c.analysisInputs(ctx, todo[start:end])
-		if err != nil {
-			return nil, err
+	if in.Async {
+		for _, t := range tasks {
+			cp := *t.run
+			out = append(out, &RunResult{AnalysisRun: &cp})
 		}
-		b := &domain.IngestBatch{}
-		var evs []*domain.Event
-		for i, e := range todo[start:end] {
-			run := runs[start+i]
-			res, aerr := a.Analyse(ctx, inputs[i])
-			done := c.now().UTC()
-			run.CompletedAt = &done
-			rr := &RunResult{AnalysisRun: run}
-			if aerr != nil {
-				run.Status, run.ErrorMessage = domain.RunFailed, domain.ErrorMessage(aerr)
-				if domain.ErrorCode(aerr) == domain.EINTERNAL {
-					run.ErrorMessage = aerr.Error()
-				}
-				evs = append(evs, &domain.Event{Type: domain.EvAnalysisRunFailed, ScopeID: in.ScopeID, Context: tc.Derive(domain.CtxHippocampus, done),
-					Payload: map[string]any{"runId": run.ID, "type": at.Name, "episodeId": e.ID, "error": run.ErrorMessage}})
-			} else {
-				run.Status, run.OutputText = domain.RunCompleted, res.Text
-				for _, f := range res.Findings {
-					if strings.TrimSpace(f.Value) == "" || hippocampus.CheckText("value", f.Value) != nil {
-						continue
-					}
-					b.Facets = append(b.Facets, &domain.Facet{ID: domain.DeriveID(in.ScopeID, "facet", run.ID, f.Type, f.Value), ScopeID: in.ScopeID,
-						RunID: run.ID, EpisodeID: e.ID, MemoryID: f.MemoryID, Type: f.Type, Value: f.Value, Confidence: f.Confidence,
-						Metadata: f.Metadata, CreatedAt: done})
-					rr.FacetCount++
-				}
-				evs = append(evs, &domain.Event{Type: domain.EvAnalysisRunCompleted, ScopeID: in.ScopeID, Context: tc.Derive(domain.CtxHippocampus, done),
-					Payload: map[string]any{"runId": run.ID, "type": at.Name, "episodeId": e.ID, "facets": rr.FacetCount}})
-			}
-			b.Runs = append(b.Runs, run)
-			out = append(out, rr)
-		}
-		if _, err := is.Ingest(ctx, domain.Request{}, in.ScopeID, b, func(*domain.IngestWritten) ([]*domain.Event, error) { return evs, nil }); err != nil {
-			return nil, err
-		}
-		c.log.Kick()
+		w.enqueue(tasks)
+		handed = true
+		return out, nil
 	}
-	return out, nil
+	done, err := c.executeRuns(ctx, a, in.ScopeID, tasks)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, done...), nil
 }
 
 func uniq(ids []string) []string {
