@@ -37,7 +37,8 @@ Usage:
                                                       agent transcripts (idempotent; run again to resume)
   totalrecall analyze --scope ID --type NAME          run an analysis on episodes (persons, entities, topics,
                                                       file_references, dates; llm with --llm-url)
-  totalrecall fork    --scope ID --query TEXT         the past agent turns most relevant to a new session
+  totalrecall fork    [--scope ID] --query TEXT       the past agent turns most relevant to a new session
+                                                      (without --scope: of every scope with agent sessions)
   totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)

@@ -187,14 +187,14 @@ func analyzeCmd(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// forkCmd is `totalrecall fork --scope ID --query TEXT [--max-turns N]`.
+// forkCmd is `totalrecall fork [--scope ID] --query TEXT [--max-turns N]`.
 func forkCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
 	var mf modelFlags
 	mf.register(fs)
-	scope := fs.String("scope", "", "scope id")
+	scope := fs.String("scope", "", "scope id (default: every scope with agent sessions)")
 	query := fs.String("query", "", "what the new session is about")
 	maxTurns := fs.Int("max-turns", 10, "most past turns to include")
 	if err := fs.Parse(args); err != nil {

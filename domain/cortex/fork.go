@@ -3,6 +3,7 @@ package cortex
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"strings"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -12,8 +13,10 @@ import (
 )
 
 // TurnContext is one past agent turn with what a new session needs of it (seed 001's
-// ForkContextBuilder): the turn, its session, its messages and its tool calls.
+// ForkContextBuilder): the turn, its session, its messages and its tool calls — all of the
+// turn's scope.
 type TurnContext struct {
+	ScopeID   string                  `json:"scopeId"`
 	Turn      *domain.AgentTurn       `json:"turn"`
 	Session   *domain.AgentSession    `json:"session"`
 	Messages  []*domain.AgentMessage  `json:"messages"`
@@ -33,13 +36,30 @@ type ForkContext struct {
 // MaxForkTurns caps maxTurns.
 const MaxForkTurns = 100
 
+// forkHit is a turn search found: its scope, its best score and its rank in its scope.
+type forkHit struct {
+	scope string
+	turn  string
+	score float64
+	rank  int
+}
+
 // ForkContext finds the past agent turns most relevant to query — searching their trimmed events
 // in the events ledger with the full ranking of search (hybrid when vectors exist) — and
 // assembles each with its session, messages and tool calls from the agents ledger, best first.
-// Errors: INVALID_ARGUMENT, NOT_FOUND.
+//
+// With a scopeID only that scope's turns are searched. Without one (scopeID "") every scope that
+// has agent sessions is searched, each with the same ranking, and the best maxTurns turns of all
+// of them are kept, by score (ties: the scope listed first, then the rank in the scope). Each
+// turn is assembled within its own scope, which it carries: a session, message or tool call of
+// another scope is never joined to it. Scores are those of search in each scope, where text
+// relevance is relative to the scope's best match. Errors: INVALID_ARGUMENT, NOT_FOUND (the
+// scope).
 func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurns int, m Meta) (*ForkContext, error) {
-	if err := domain.CheckID("scopeId", scopeID); err != nil {
-		return nil, err
+	if scopeID != "" {
+		if err := domain.CheckID("scopeId", scopeID); err != nil {
+			return nil, err
+		}
 	}
 	if strings.TrimSpace(query) == "" {
 		return nil, domain.FieldErrorf("query", "must not be empty")
@@ -64,31 +84,56 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.store.Scope(ctx, scopeID); err != nil {
-		return nil, err
-	}
-	res, err := c.recall.Search(ctx, recall.Query{ScopeID: scopeID, Text: query, MaxResults: min(recallMax, maxTurns*4),
-		Filter: domain.MemoryFilter{Tags: []string{ledger.TagAgentTurn}}})
-	if err != nil {
-		return nil, err
-	}
-	var turnIDs []string
-	score := map[string]float64{}
-	for _, r := range res {
-		tid, _ := r.Memory.Metadata["agentTurnId"].(string)
-		if tid == "" {
-			continue
+	var scopes []string
+	if scopeID != "" {
+		if _, err := c.store.Scope(ctx, scopeID); err != nil {
+			return nil, err
 		}
-		if _, ok := score[tid]; !ok {
-			turnIDs = append(turnIDs, tid)
-			score[tid] = r.Score
+		scopes = []string{scopeID}
+	} else {
+		all, err := c.store.Scopes(ctx)
+		if err != nil {
+			return nil, err
 		}
-		if len(turnIDs) == maxTurns {
-			break
+		for _, sc := range all {
+			ss, err := as.ScopeAgentSessions(ctx, sc.ID)
+			if err != nil {
+				return nil, err
+			}
+			if len(ss) > 0 {
+				scopes = append(scopes, sc.ID)
+			}
 		}
 	}
+	var hits []forkHit
+	for _, s := range scopes {
+		found, err := c.forkHits(ctx, s, query, maxTurns)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, found...)
+	}
+	// One scope's hits are in its order already; several scopes' are merged by score.
+	order := map[string]int{}
+	for i, s := range scopes {
+		order[s] = i
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		if hits[i].scope != hits[j].scope {
+			return order[hits[i].scope] < order[hits[j].scope]
+		}
+		return hits[i].rank < hits[j].rank
+	})
+	hits = hits[:min(len(hits), maxTurns)]
 	out := &ForkContext{Query: query, RelevantTurns: []*TurnContext{}}
-	if len(turnIDs) > 0 {
+	if len(hits) > 0 {
+		turnIDs := make([]string, len(hits))
+		for i, h := range hits {
+			turnIDs[i] = h.turn
+		}
 		turns, err := as.AgentTurns(ctx, turnIDs)
 		if err != nil {
 			return nil, err
@@ -96,9 +141,6 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 		byTurn := map[string]*domain.AgentTurn{}
 		var sessionIDs, msgIDs []string
 		for _, t := range turns {
-			if t.ScopeID != scopeID {
-				continue
-			}
 			byTurn[t.ID] = t
 			sessionIDs = append(sessionIDs, t.SessionID)
 			msgIDs = append(msgIDs, t.MessageIDs...)
@@ -111,7 +153,7 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 		for _, s := range sessions {
 			bySession[s.ID] = s
 		}
-		msgs, err := as.AgentMessages(ctx, msgIDs)
+		msgs, err := as.AgentMessages(ctx, uniq(msgIDs))
 		if err != nil {
 			return nil, err
 		}
@@ -127,19 +169,25 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 		for _, call := range calls {
 			callsOf[call.MessageID] = append(callsOf[call.MessageID], call)
 		}
-		for _, tid := range turnIDs {
-			t, ok := byTurn[tid]
-			if !ok {
+		for _, h := range hits {
+			t, ok := byTurn[h.turn]
+			if !ok || t.ScopeID != h.scope {
 				continue
 			}
-			tcx := &TurnContext{Turn: t, Session: bySession[t.SessionID], Score: score[tid],
+			tcx := &TurnContext{ScopeID: t.ScopeID, Turn: t, Score: h.score,
 				Messages: []*domain.AgentMessage{}, ToolCalls: []*domain.AgentToolCall{}}
+			if s := bySession[t.SessionID]; s != nil && s.ScopeID == t.ScopeID {
+				tcx.Session = s
+			}
 			for _, mid := range t.MessageIDs {
-				if mm := byMsg[mid]; mm != nil {
+				if mm := byMsg[mid]; mm != nil && mm.ScopeID == t.ScopeID {
 					tcx.Messages = append(tcx.Messages, mm)
 					tcx.Tokens += ledger.EstimateTokens(mm.Content)
 				}
 				for _, call := range callsOf[mid] {
+					if call.ScopeID != t.ScopeID {
+						continue
+					}
 					tcx.ToolCalls = append(tcx.ToolCalls, call)
 					tcx.Tokens += ledger.EstimateTokens(jsonText(call.Params)) + ledger.EstimateTokens(jsonText(call.Result))
 				}
@@ -148,12 +196,39 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 			out.TotalTokens += tcx.Tokens
 		}
 	}
-	q := command(domain.MsgForkContextQuery, scopeID, "", tc, domain.CtxRecall, map[string]any{"query": query, "maxTurns": maxTurns,
-		"turns": len(out.RelevantTurns), "totalTokens": out.TotalTokens})
+	payload := map[string]any{"query": query, "maxTurns": maxTurns, "turns": len(out.RelevantTurns), "totalTokens": out.TotalTokens}
+	if scopeID == "" {
+		// A query over every scope belongs to none; it names the scopes it searched.
+		payload["scopes"] = scopes
+	}
+	q := command(domain.MsgForkContextQuery, scopeID, "", tc, domain.CtxRecall, payload)
 	if err := c.store.AppendEvents(ctx, []*domain.Event{q}); err != nil {
 		return nil, err
 	}
 	c.log.Kick()
+	return out, nil
+}
+
+// forkHits searches one scope's trimmed agent turns: its best maxTurns turns, best first.
+func (c *Cortex) forkHits(ctx context.Context, scopeID, query string, maxTurns int) ([]forkHit, error) {
+	res, err := c.recall.Search(ctx, recall.Query{ScopeID: scopeID, Text: query, MaxResults: min(recallMax, maxTurns*4),
+		Filter: domain.MemoryFilter{Tags: []string{ledger.TagAgentTurn}}})
+	if err != nil {
+		return nil, err
+	}
+	var out []forkHit
+	seen := map[string]bool{}
+	for _, r := range res {
+		tid, _ := r.Memory.Metadata["agentTurnId"].(string)
+		if tid == "" || seen[tid] || r.Memory.ScopeID != scopeID {
+			continue
+		}
+		seen[tid] = true
+		out = append(out, forkHit{scope: scopeID, turn: tid, score: r.Score, rank: len(out)})
+		if len(out) == maxTurns {
+			break
+		}
+	}
 	return out, nil
 }
 
