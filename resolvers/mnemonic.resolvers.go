@@ -76,9 +76,9 @@ func (r *mutationResolver) ChunkEpisodes(ctx context.Context, scopeID string, de
 }
 
 // AnalyzeEpisodes is the resolver for the analyzeEpisodes field.
-func (r *mutationResolver) AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, requestID *string) ([]*domain.AnalysisRun, error) {
+func (r *mutationResolver) AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) ([]*domain.AnalysisRun, error) {
 	runs, err := r.Cortex.Analyze(ctx, cortex.AnalyzeInput{ScopeID: scopeID, Type: typeArg, EpisodeIDs: episodeIds,
-		DefinitionID: str(definitionID), Force: force != nil && *force, Meta: cortex.Meta{RequestID: str(requestID)}})
+		DefinitionID: str(definitionID), Force: force != nil && *force, Async: async != nil && *async, Meta: cortex.Meta{RequestID: str(requestID)}})
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +136,12 @@ func (r *queryResolver) AgentSessions(ctx context.Context, scopeID string) ([]*d
 }
 
 // ForkContext is the resolver for the forkContext field.
-func (r *queryResolver) ForkContext(ctx context.Context, scopeID string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error) {
-	return r.Cortex.ForkContext(ctx, scopeID, query, intOr(maxTurns, 0), cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)})
+func (r *queryResolver) ForkContext(ctx context.Context, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error) {
+	if scopeID != nil && *scopeID == "" {
+		// Leaving the scope out searches every scope; an empty one is a mistake, not that.
+		return nil, domain.FieldErrorf("scopeId", "must not be empty (leave it out to search every scope with agent sessions)")
+	}
+	return r.Cortex.ForkContext(ctx, str(scopeID), query, intOr(maxTurns, 0), cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)})
 }
 
 // AgentToolCall returns generated.AgentToolCallResolver implementation.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/totalrecall/totalrecall/graph/storetest"
 )
@@ -379,4 +380,128 @@ func testAgentsAndForkContext(t *testing.T, s *server) {
 	}
 	s.fails(t, "INVALID_ARGUMENT", `query($s: ID!) { forkContext(scopeId: $s, query: "x", maxTurns: 1000) { totalTokens } }`, map[string]any{"s": scope})
 	s.fails(t, "INVALID_ARGUMENT", `query($s: ID!) { forkContext(scopeId: $s, query: "  ") { totalTokens } }`, map[string]any{"s": scope})
+
+	// Without a scope: the best turns of every scope with agent sessions, each with its scope.
+	var across struct {
+		ForkContext struct {
+			RelevantTurns []struct {
+				ScopeID string
+				Turn    struct{ ScopeID, SourceID string }
+			}
+		}
+	}
+	s.ok(t, `{ forkContext(query: "PDF export crash", maxTurns: 20) { relevantTurns { scopeId turn { scopeId sourceId } } } }`, nil, &across)
+	found := false
+	for _, tc := range across.ForkContext.RelevantTurns {
+		if tc.ScopeID == "" || tc.Turn.ScopeID != tc.ScopeID {
+			t.Fatalf("turn labelled %q is of scope %q", tc.ScopeID, tc.Turn.ScopeID)
+		}
+		found = found || (tc.ScopeID == scope && tc.Turn.SourceID == "r2")
+	}
+	if !found {
+		t.Fatalf("fork context across scopes = %+v, want this scope's r2", across.ForkContext.RelevantTurns)
+	}
+	s.fails(t, "INVALID_ARGUMENT", `{ forkContext(scopeId: "", query: "PDF export crash") { totalTokens } }`, nil)
+	s.fails(t, "NOT_FOUND", `query($s: ID) { forkContext(scopeId: $s, query: "PDF export crash") { totalTokens } }`,
+		map[string]any{"s": "00000000-0000-4000-8000-000000000000"})
+}
+
+// testAnalyzeAsync: analyzeEpisodes(async: true) answers with PENDING runs at once; the
+// server's worker completes them, each announcing it in memoryEvents; asking again while or
+// after they run makes no second run.
+func testAnalyzeAsync(t *testing.T, s *server) {
+	scope, _, _ := s.createScope(t, "async analysis")
+	s.importData(t, scope, "AGENT_SESSIONS", agentTranscript, "")
+	conn, events := subscribeWS(t, s.addr, `subscription($s: ID!) { memoryEvents(scopeId: $s) { type memoryId payload } }`,
+		map[string]any{"s": scope})
+	defer conn.Close()
+	next := func(what string) map[string]any {
+		t.Helper()
+		select {
+		case p, ok := <-events:
+			if !ok {
+				t.Fatalf("the subscription ended waiting for %s", what)
+			}
+			return p["data"].(map[string]any)["memoryEvents"].(map[string]any)
+		case <-time.After(2 * time.Minute): // a liveness bound, not a speed check
+			t.Fatalf("no event within 2 minutes waiting for %s", what)
+		}
+		return nil
+	}
+	// The subscription is live once a memory stored after it is delivered; the server registers
+	// it a little after the request, so probes are stored until one is.
+	probes := map[any]bool{}
+	for live := false; !live; {
+		if len(probes) == 120 {
+			t.Fatal("the subscription never delivered a probe")
+		}
+		probes[s.store(t, map[string]any{"scopeId": scope, "content": fmt.Sprintf("subscription probe %d", len(probes))}).ID] = true
+		retry := time.After(time.Second) // when to store another probe, not a deadline
+		for waiting := true; waiting && !live; {
+			select {
+			case p, ok := <-events:
+				if !ok {
+					t.Fatal("the subscription ended")
+				}
+				live = probes[p["data"].(map[string]any)["memoryEvents"].(map[string]any)["memoryId"]]
+			case <-retry:
+				waiting = false
+			}
+		}
+	}
+	analyze := `mutation($s: ID!, $r: ID) { analyzeEpisodes(scopeId: $s, type: "topics", async: true, requestId: $r) { id episodeId status startedAt } }`
+	var r struct {
+		AnalyzeEpisodes []struct {
+			ID, EpisodeID, Status string
+			StartedAt             *string
+		}
+	}
+	s.ok(t, analyze, map[string]any{"s": scope, "r": "async-" + runID}, &r)
+	want := map[string]bool{}
+	for _, run := range r.AnalyzeEpisodes {
+		if run.Status != "PENDING" || run.StartedAt != nil {
+			t.Fatalf("async answer = %+v, want PENDING runs", r.AnalyzeEpisodes)
+		}
+		want[run.ID] = true
+	}
+	if len(want) == 0 || len(want) != len(r.AnalyzeEpisodes) {
+		t.Fatalf("async answer = %+v", r.AnalyzeEpisodes)
+	}
+	for done := map[string]bool{}; len(done) < len(want); {
+		ev := next("the runs' AnalysisRunCompleted")
+		payload, _ := ev["payload"].(map[string]any)
+		id, _ := payload["runId"].(string)
+		if ev["type"] == "AnalysisRunFailed" && want[id] {
+			t.Fatalf("run failed: %v", payload)
+		}
+		if ev["type"] == "AnalysisRunCompleted" && want[id] {
+			done[id] = true
+		}
+	}
+	var runs struct {
+		AnalysisRuns []struct{ ID, TypeName, Status string }
+	}
+	s.ok(t, `query($s: ID!) { analysisRuns(scopeId: $s) { id typeName status } }`, map[string]any{"s": scope}, &runs)
+	topics := 0
+	for _, run := range runs.AnalysisRuns {
+		if run.TypeName == "topics" {
+			topics++
+			if !want[run.ID] || run.Status != "COMPLETED" {
+				t.Fatalf("topics run %+v", run)
+			}
+		}
+	}
+	if topics != len(want) {
+		t.Fatalf("%d topics runs, want %d: one per episode", topics, len(want))
+	}
+	// Asked again: the completed runs stand.
+	s.ok(t, analyze, map[string]any{"s": scope, "r": "async-again-" + runID}, &r)
+	for _, run := range r.AnalyzeEpisodes {
+		if run.Status != "COMPLETED" || !want[run.ID] {
+			t.Fatalf("asked again: %+v", run)
+		}
+	}
+	s.fails(t, "INVALID_ARGUMENT", `mutation($s: ID!) { analyzeEpisodes(scopeId: $s, type: "astrology", async: true) { id } }`, map[string]any{"s": scope})
+	s.fails(t, "NOT_FOUND", `mutation($s: ID!, $e: [ID!]) { analyzeEpisodes(scopeId: $s, type: "topics", episodeIds: $e, async: true) { id } }`,
+		map[string]any{"s": scope, "e": []string{"00000000-0000-4000-8000-000000000000"}})
 }

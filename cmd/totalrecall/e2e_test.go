@@ -215,6 +215,7 @@ var e2eTests = []struct {
 	{"ImportEventsAndEpisodes", testImportEventsAndEpisodes},
 	{"ImportBadInputWritesNothing", testImportBadInputWritesNothing},
 	{"AgentsAndForkContext", testAgentsAndForkContext},
+	{"AnalyzeAsync", testAnalyzeAsync},
 }
 
 // backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph

@@ -117,6 +117,7 @@ type ComplexityRoot struct {
 		ParentTurnID      func(childComplexity int) int
 		QueryMessageIDs   func(childComplexity int) int
 		ResponseMessageID func(childComplexity int) int
+		ScopeID           func(childComplexity int) int
 		Sequence          func(childComplexity int) int
 		SessionID         func(childComplexity int) int
 		SourceID          func(childComplexity int) int
@@ -417,7 +418,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddReference        func(childComplexity int, input model.ReferenceInput) int
-		AnalyzeEpisodes     func(childComplexity int, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, requestID *string) int
+		AnalyzeEpisodes     func(childComplexity int, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) int
 		AssociateMemories   func(childComplexity int, input model.AssociateInput) int
 		ChunkEpisodes       func(childComplexity int, scopeID string, definition string, requestID *string) int
 		ClaimMemory         func(childComplexity int, id string, requestID *string, sessionID *string) int
@@ -476,7 +477,7 @@ type ComplexityRoot struct {
 		EpisodeDefinitions func(childComplexity int, scopeID string) int
 		Episodes           func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
 		Facets             func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
-		ForkContext        func(childComplexity int, scopeID string, query string, maxTurns *int, sessionID *string, requestID *string) int
+		ForkContext        func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
 		History            func(childComplexity int, memoryID string) int
 		Knowledge          func(childComplexity int, id string) int
 		KnowledgePages     func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
@@ -664,6 +665,7 @@ type ComplexityRoot struct {
 
 	TurnContext struct {
 		Messages  func(childComplexity int) int
+		ScopeID   func(childComplexity int) int
 		Score     func(childComplexity int) int
 		Session   func(childComplexity int) int
 		Tokens    func(childComplexity int) int
@@ -786,7 +788,7 @@ type MutationResolver interface {
 	ImportData(ctx context.Context, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) (*cortex.ImportResult, error)
 	DefineEpisodes(ctx context.Context, scopeID string, input model.EpisodeDefinitionInput, requestID *string) (*domain.EpisodeDefinition, error)
 	ChunkEpisodes(ctx context.Context, scopeID string, definition string, requestID *string) (*cortex.ChunkResult, error)
-	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, requestID *string) ([]*domain.AnalysisRun, error)
+	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) ([]*domain.AnalysisRun, error)
 	EmbedMemories(ctx context.Context, scopeID string, requestID *string) (int, error)
 }
 type QueryResolver interface {
@@ -820,7 +822,7 @@ type QueryResolver interface {
 	AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.AnalysisType, error)
 	AnalysisRuns(ctx context.Context, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) ([]*domain.AnalysisRun, error)
 	AgentSessions(ctx context.Context, scopeID string) ([]*domain.AgentSession, error)
-	ForkContext(ctx context.Context, scopeID string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
+	ForkContext(ctx context.Context, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
 }
 type RankedMemoryResolver interface {
 	Reason(ctx context.Context, obj *recall.RankedMemory) (model.ResultReason, error)
@@ -1110,6 +1112,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AgentTurn.ResponseMessageID(childComplexity), true
+	case "AgentTurn.scopeId":
+		if e.complexity.AgentTurn.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.AgentTurn.ScopeID(childComplexity), true
 	case "AgentTurn.sequence":
 		if e.complexity.AgentTurn.Sequence == nil {
 			break
@@ -2454,7 +2462,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.complexity.Mutation.AnalyzeEpisodes(childComplexity, args["scopeId"].(string), args["type"].(string), args["episodeIds"].([]string), args["definitionId"].(*string), args["force"].(*bool), args["requestId"].(*string)), true
+		return e.complexity.Mutation.AnalyzeEpisodes(childComplexity, args["scopeId"].(string), args["type"].(string), args["episodeIds"].([]string), args["definitionId"].(*string), args["force"].(*bool), args["async"].(*bool), args["requestId"].(*string)), true
 	case "Mutation.associateMemories":
 		if e.complexity.Mutation.AssociateMemories == nil {
 			break
@@ -2967,7 +2975,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.complexity.Query.ForkContext(childComplexity, args["scopeId"].(string), args["query"].(string), args["maxTurns"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
+		return e.complexity.Query.ForkContext(childComplexity, args["scopeId"].(*string), args["query"].(string), args["maxTurns"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Query.history":
 		if e.complexity.Query.History == nil {
 			break
@@ -3872,6 +3880,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.TurnContext.Messages(childComplexity), true
+	case "TurnContext.scopeId":
+		if e.complexity.TurnContext.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.TurnContext.ScopeID(childComplexity), true
 	case "TurnContext.score":
 		if e.complexity.TurnContext.Score == nil {
 			break
@@ -4839,6 +4853,7 @@ type AgentMessage {
 
 type AgentTurn {
   id: ID!
+  scopeId: ID!
   sessionId: ID!
   sourceId: String!
   parentTurnId: String!
@@ -4870,6 +4885,8 @@ type AgentToolCall {
 }
 
 type TurnContext {
+  "The scope the turn, its session, messages and tool calls belong to."
+  scopeId: ID!
   turn: AgentTurn!
   session: AgentSession
   messages: [AgentMessage!]!
@@ -4905,8 +4922,12 @@ extend type Query {
   analysisTypes(scopeId: ID!): [AnalysisType!]!
   analysisRuns(scopeId: ID!, episodeId: ID, status: AnalysisStatus, first: Int): [AnalysisRun!]!
   agentSessions(scopeId: ID!): [AgentSession!]!
-  "Smart fork: the past agent turns most relevant to query, assembled for a new session."
-  forkContext(scopeId: ID!, query: String!, maxTurns: Int, sessionId: ID, requestId: ID): ForkContext!
+  """
+  Smart fork: the past agent turns most relevant to query, assembled for a new session. With a
+  scopeId only that scope's turns; without one the best turns of every scope that has agent
+  sessions, each assembled within its own scope and labelled with it.
+  """
+  forkContext(scopeId: ID, query: String!, maxTurns: Int, sessionId: ID, requestId: ID): ForkContext!
 }
 
 extend type Mutation {
@@ -4917,9 +4938,16 @@ extend type Mutation {
   defineEpisodes(scopeId: ID!, input: EpisodeDefinitionInput!, requestId: ID): EpisodeDefinition!
   "Chunks the scope's records by a definition; idempotent."
   chunkEpisodes(scopeId: ID!, definition: String!, requestId: ID): ChunkResult!
-  "Runs an analysis (persons, entities, topics, file_references, dates; llm when configured) on episodes."
+  """
+  Runs an analysis (persons, entities, topics, file_references, dates; llm when configured) on
+  episodes: one run per (type, episode). By default the runs are executed before the answer,
+  COMPLETED or FAILED. With async: true they are recorded PENDING and returned at once; the
+  server's analysis worker runs them (RUNNING, then COMPLETED or FAILED with the error), and each
+  ends with an AnalysisRunCompleted or AnalysisRunFailed event in memoryEvents. A completed run
+  is not repeated unless forced; a run still pending or running is returned as it stands.
+  """
   analyzeEpisodes(scopeId: ID!, type: String!, episodeIds: [ID!], definitionId: ID, force: Boolean,
-    requestId: ID): [AnalysisRun!]!
+    async: Boolean, requestId: ID): [AnalysisRun!]!
   "Gives the scope's memories without a vector one (needs an embedding model); returns how many."
   embedMemories(scopeId: ID!, requestId: ID): Int!
 }
@@ -5179,11 +5207,16 @@ func (ec *executionContext) field_Mutation_analyzeEpisodes_args(ctx context.Cont
 		return nil, err
 	}
 	args["force"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "async", ec.unmarshalOBoolean2ᚖbool)
 	if err != nil {
 		return nil, err
 	}
-	args["requestId"] = arg5
+	args["async"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg6
 	return args, nil
 }
 
@@ -6022,7 +6055,7 @@ func (ec *executionContext) field_Query_facets_args(ctx context.Context, rawArgs
 func (ec *executionContext) field_Query_forkContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalOID2ᚖstring)
 	if err != nil {
 		return nil, err
 	}
@@ -7540,6 +7573,35 @@ func (ec *executionContext) _AgentTurn_id(ctx context.Context, field graphql.Col
 }
 
 func (ec *executionContext) fieldContext_AgentTurn_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentTurn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentTurn_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.AgentTurn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_AgentTurn_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_AgentTurn_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "AgentTurn",
 		Field:      field,
@@ -11513,6 +11575,8 @@ func (ec *executionContext) fieldContext_ForkContext_relevantTurns(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_TurnContext_scopeId(ctx, field)
 			case "turn":
 				return ec.fieldContext_TurnContext_turn(ctx, field)
 			case "session":
@@ -16621,7 +16685,7 @@ func (ec *executionContext) _Mutation_analyzeEpisodes(ctx context.Context, field
 		ec.fieldContext_Mutation_analyzeEpisodes,
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.resolvers.Mutation().AnalyzeEpisodes(ctx, fc.Args["scopeId"].(string), fc.Args["type"].(string), fc.Args["episodeIds"].([]string), fc.Args["definitionId"].(*string), fc.Args["force"].(*bool), fc.Args["requestId"].(*string))
+			return ec.resolvers.Mutation().AnalyzeEpisodes(ctx, fc.Args["scopeId"].(string), fc.Args["type"].(string), fc.Args["episodeIds"].([]string), fc.Args["definitionId"].(*string), fc.Args["force"].(*bool), fc.Args["async"].(*bool), fc.Args["requestId"].(*string))
 		},
 		nil,
 		ec.marshalNAnalysisRun2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAnalysisRunᚄ,
@@ -18801,7 +18865,7 @@ func (ec *executionContext) _Query_forkContext(ctx context.Context, field graphq
 		ec.fieldContext_Query_forkContext,
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.resolvers.Query().ForkContext(ctx, fc.Args["scopeId"].(string), fc.Args["query"].(string), fc.Args["maxTurns"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+			return ec.resolvers.Query().ForkContext(ctx, fc.Args["scopeId"].(*string), fc.Args["query"].(string), fc.Args["maxTurns"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
 		},
 		nil,
 		ec.marshalNForkContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐForkContext,
@@ -22697,6 +22761,35 @@ func (ec *executionContext) fieldContext_TransactionContext_sourceContext(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _TurnContext_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_TurnContext_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_TurnContext_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TurnContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TurnContext_turn(ctx context.Context, field graphql.CollectedField, obj *cortex.TurnContext) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22723,6 +22816,8 @@ func (ec *executionContext) fieldContext_TurnContext_turn(_ context.Context, fie
 			switch field.Name {
 			case "id":
 				return ec.fieldContext_AgentTurn_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_AgentTurn_scopeId(ctx, field)
 			case "sessionId":
 				return ec.fieldContext_AgentTurn_sessionId(ctx, field)
 			case "sourceId":
@@ -26332,6 +26427,11 @@ func (ec *executionContext) _AgentTurn(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = graphql.MarshalString("AgentTurn")
 		case "id":
 			out.Values[i] = ec._AgentTurn_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopeId":
+			out.Values[i] = ec._AgentTurn_scopeId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31361,6 +31461,11 @@ func (ec *executionContext) _TurnContext(ctx context.Context, sel ast.SelectionS
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TurnContext")
+		case "scopeId":
+			out.Values[i] = ec._TurnContext_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "turn":
 			out.Values[i] = ec._TurnContext_turn(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
