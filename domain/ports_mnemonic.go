@@ -104,6 +104,11 @@ type EpisodeStore interface {
 type FacetStore interface {
 	AnalysisTypes(ctx context.Context, scopeID string) ([]*AnalysisType, error)
 	AnalysisRuns(ctx context.Context, scopeID string, f RunFilter) ([]*AnalysisRun, error)
+	// UnfinishedRuns lists the runs of every scope that are pending or running, limit at a time
+	// (0: the store's largest page): cursor "" starts, the cursor returned continues, "" after
+	// the last page. It reads by the runs' status, not scope by scope. Errors: INVALID_ARGUMENT
+	// (a cursor not of this store).
+	UnfinishedRuns(ctx context.Context, cursor string, limit int) ([]*AnalysisRun, string, error)
 	Facets(ctx context.Context, scopeID string, f FacetFilter) ([]*Facet, error)
 }
 

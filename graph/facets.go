@@ -92,6 +92,54 @@ func (s *Store) AnalysisRuns(ctx context.Context, scopeID string, f domain.RunFi
 	return out, nil
 }
 
+// UnfinishedRuns lists the analysis runs of every scope that are pending or running, a page at a
+// time in the store's order: cursor "" starts, the cursor returned continues ("" after the last
+// page). One read keyed on ar.status (exact index): it costs the runs it returns, not the sizes
+// of the scopes. Only run nodes carry ar.status, so the page needs no filter, and a full page
+// means more may follow.
+func (s *Store) UnfinishedRuns(ctx context.Context, cursor string, limit int) ([]*domain.AnalysisRun, string, error) {
+	if cursor != "" && !uidRE.MatchString(cursor) {
+		return nil, "", domain.FieldErrorf("cursor", "is not a cursor of this store")
+	}
+	if limit <= 0 || limit > 100000 {
+		limit = 100000
+	}
+	after := ""
+	if cursor != "" {
+		after = ", after: " + cursor
+	}
+	var r struct {
+		Q []struct {
+			UID    string `json:"uid"`
+			Scope  string `json:"tr.scope"`
+			Status string `json:"ar.status"`
+			Doc    string `json:"ar.doc"`
+		} `json:"q"`
+	}
+	q := fmt.Sprintf(`{ q(func: eq(ar.status, [%q, %q]), first: %d%s) { uid tr.scope ar.status ar.doc } }`,
+		domain.RunPending, domain.RunRunning, limit, after)
+	if err := s.read(ctx, q, nil, &r); err != nil {
+		return nil, "", err
+	}
+	out := make([]*domain.AnalysisRun, 0, len(r.Q))
+	for _, n := range r.Q {
+		var d domain.AnalysisRun
+		if err := json.Unmarshal([]byte(n.Doc), &d); err != nil {
+			return nil, "", fmt.Errorf("analysis run: bad document: %w", err)
+		}
+		d.Status = domain.AnalysisStatus(n.Status)
+		if n.Scope != "" {
+			d.ScopeID = n.Scope
+		}
+		out = append(out, &d)
+	}
+	next := ""
+	if len(r.Q) == limit {
+		next = r.Q[len(r.Q)-1].UID
+	}
+	return out, next, nil
+}
+
 type facetNode struct {
 	ID         string  `json:"tr.id"`
 	Scope      string  `json:"tr.scope"`
