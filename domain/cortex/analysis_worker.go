@@ -2,6 +2,7 @@ package cortex
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -147,43 +148,55 @@ func (c *Cortex) runAnalysisWorker(ctx context.Context) {
 }
 
 // resumeRuns queues the runs of every scope that are pending, or running with no one to finish
-// them (a server stopped or crashed while they ran).
+// them (a server stopped or crashed while they ran), oldest first. It reads them by their
+// status, a page at a time: a start costs the runs left unfinished, not the size of the graph.
 func (c *Cortex) resumeRuns(ctx context.Context) error {
 	fs, err := c.facetStore()
 	if err != nil {
 		return err
 	}
-	scopes, err := c.store.Scopes(ctx)
-	if err != nil {
-		return err
+	var runs []*domain.AnalysisRun
+	for cursor := ""; ; {
+		page, next, err := fs.UnfinishedRuns(ctx, cursor, resumePage)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, page...)
+		if next == "" {
+			break
+		}
+		cursor = next
 	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
+			return runs[i].CreatedAt.Before(runs[j].CreatedAt)
+		}
+		return runs[i].ID < runs[j].ID
+	})
 	w := c.mnemonic.worker
-	for _, sc := range scopes {
-		var tasks []*runTask
-		for _, st := range []domain.AnalysisStatus{domain.RunPending, domain.RunRunning} {
-			runs, err := fs.AnalysisRuns(ctx, sc.ID, domain.RunFilter{Status: st})
-			if err != nil {
-				return err
-			}
-			for _, r := range runs {
-				if !w.claim(r.ID) {
-					continue
-				}
-				tc, err := c.runContext(r)
-				if err != nil {
-					w.release([]*runTask{{run: r}})
-					return err
-				}
-				tasks = append(tasks, &runTask{run: r, tc: tc})
-			}
+	var tasks []*runTask
+	scopes := map[string]bool{}
+	for _, r := range runs {
+		if !w.claim(r.ID) {
+			continue
 		}
-		if len(tasks) > 0 {
-			c.logger.Info("analysis worker: taking up runs left pending", "scope", sc.ID, "runs", len(tasks))
+		tc, err := c.runContext(r)
+		if err != nil {
+			w.release(append(tasks, &runTask{run: r}))
+			return err
 		}
-		w.enqueue(tasks)
+		tasks = append(tasks, &runTask{run: r, tc: tc})
+		scopes[r.ScopeID] = true
 	}
+	if len(tasks) > 0 {
+		c.logger.Info("analysis worker: taking up runs left pending", "runs", len(tasks), "scopes", len(scopes))
+	}
+	w.enqueue(tasks)
 	return nil
 }
+
+// resumePage is how many unfinished runs resumeRuns reads at a time.
+const resumePage = 5000
 
 // runContext is the TransactionContext of the AnalyzeCommand a recorded run follows from; a run
 // recorded without one (by an older server) gets a request of its own.
