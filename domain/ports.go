@@ -119,6 +119,9 @@ type IndexHit struct {
 type Index interface {
 	// Put adds or replaces documents; concurrent calls are grouped into batches.
 	Put(ctx context.Context, docs []IndexDoc) error
+	// Queue adds or replaces documents without waiting for their batch; they are searchable
+	// by every Search that starts after it returns.
+	Queue(ctx context.Context, docs []IndexDoc) error
 	// Remove deletes documents by id; unknown ids are ignored.
 	Remove(ctx context.Context, ids []string) error
 	// RemoveScope deletes every document of a scope.

@@ -38,6 +38,20 @@ type Option func(*config)
 
 type config struct {
 	maxBatch int
+	linger   time.Duration
+}
+
+// DefaultLinger is how long the writer waits for more queued documents before it writes a batch
+// that no caller waits for (see Queue).
+const DefaultLinger = 200 * time.Millisecond
+
+// WithLinger sets how long the writer may wait for more queued documents; 0 writes at once.
+func WithLinger(d time.Duration) Option {
+	return func(c *config) {
+		if d >= 0 {
+			c.linger = d
+		}
+	}
 }
 
 // WithMaxBatch sets the largest number of documents (or removals) the writer groups into one
@@ -68,12 +82,18 @@ type Index struct {
 	idx bleve.Index // nil once closed, or after a Reset that failed to recreate the index
 
 	watermark atomic.Uint64 // cache of the persisted watermark
+	linger    time.Duration
+
+	// queued counts the requests handed over by Queue, applied those of them the writer has
+	// taken; failed is set when a batch of queued requests failed (see fail).
+	queued, applied atomic.Uint64
+	failed          atomic.Pointer[error]
 
 	// batches and batchedOps count grouped batches and the requests they carried.
 	batches, batchedOps atomic.Uint64
 	closed              atomic.Bool
 
-	ops       chan *op      // unbuffered: a send succeeds only when the writer takes the request
+	ops       chan *op      // buffered, so Queue returns while the writer is busy with a batch
 	quit      chan struct{} // closed by Close
 	done      chan struct{} // closed when the writer has returned
 	closeOnce sync.Once
@@ -85,7 +105,7 @@ type Index struct {
 // An index built with another mapping version is rebuilt empty, with watermark 0, so the
 // caller replays the event log into it.
 func Open(dir string, opts ...Option) (*Index, error) {
-	cfg := config{maxBatch: DefaultMaxBatch}
+	cfg := config{maxBatch: DefaultMaxBatch, linger: DefaultLinger}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -104,9 +124,10 @@ func Open(dir string, opts ...Option) (*Index, error) {
 	i := &Index{
 		dir:      dir,
 		maxBatch: cfg.maxBatch,
+		linger:   cfg.linger,
 		mapping:  newMapping(),
 		idx:      idx,
-		ops:      make(chan *op),
+		ops:      make(chan *op, 4096),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -202,6 +223,20 @@ func unavailable() error { return domain.Errorf(domain.EUNAVAILABLE, "search ind
 // part of it applied. When ctx ends first Put returns ctx.Err(); the documents may or may not
 // be applied.
 func (i *Index) Put(ctx context.Context, docs []domain.IndexDoc) error {
+	return i.put(ctx, docs, false)
+}
+
+// Queue adds or replaces documents like Put, but returns once they are handed to the writer,
+// without waiting for their batch: every Search and Count that starts after Queue returns waits
+// for them (and only then, when something queued is still pending), so they are searchable as
+// soon as Queue returns. A stream of single Queues becomes a few large batches. The caller does
+// not see a batch's error: a failed queued batch makes every later Search, Count and
+// SetWatermark fail with UNAVAILABLE until Reset, since its documents are missing.
+func (i *Index) Queue(ctx context.Context, docs []domain.IndexDoc) error {
+	return i.put(ctx, docs, true)
+}
+
+func (i *Index) put(ctx context.Context, docs []domain.IndexDoc, queue bool) error {
 	if i.closed.Load() {
 		return unavailable()
 	}
@@ -225,7 +260,14 @@ func (i *Index) Put(ctx context.Context, docs []domain.IndexDoc) error {
 			}
 			mapped[k] = doc
 		}
-		if err := i.submit(ctx, &op{kind: opPut, docs: mapped, n: n}); err != nil {
+		o := &op{kind: opPut, docs: mapped, n: n}
+		var err error
+		if queue {
+			err = i.enqueue(o)
+		} else {
+			err = i.submit(ctx, o)
+		}
+		if err != nil {
 			return err
 		}
 		docs = docs[n:]
@@ -263,19 +305,27 @@ func (i *Index) Watermark() (uint64, error) {
 	if i.closed.Load() {
 		return 0, unavailable()
 	}
+	if err := i.sync(context.Background()); err != nil {
+		return 0, err
+	}
 	return i.watermark.Load(), nil
 }
 
-// SetWatermark persists seq as the watermark. It rides in the writer's next batch together
-// with any pending documents, and costs nothing when seq is already the watermark.
+// SetWatermark sets seq as the watermark. It is queued like Queue's documents, rides in the
+// writer's next batch together with the documents queued before it (it never ends the writer's
+// wait for more), and costs nothing when seq is already the watermark. It is refused once a
+// queued batch has failed: the watermark never passes documents the index lost.
 func (i *Index) SetWatermark(seq uint64) error {
 	if i.closed.Load() {
 		return unavailable()
 	}
+	if err := i.failure(); err != nil {
+		return err
+	}
 	if i.watermark.Load() == seq {
 		return nil
 	}
-	return i.submit(context.Background(), &op{kind: opWatermark, seq: seq})
+	return i.enqueue(&op{kind: opWatermark, seq: seq})
 }
 
 // Reset empties the index and sets its watermark to 0: it closes the Bleve index, deletes its
@@ -286,6 +336,12 @@ func (i *Index) Reset() error {
 
 // Count returns the number of documents.
 func (i *Index) Count() (uint64, error) {
+	if i.closed.Load() {
+		return 0, unavailable()
+	}
+	if err := i.sync(context.Background()); err != nil {
+		return 0, err
+	}
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if i.idx == nil {

@@ -49,6 +49,9 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if err != nil || bq == nil {
 		return nil, err
 	}
+	if err := i.sync(ctx); err != nil {
+		return nil, err
+	}
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if i.idx == nil {

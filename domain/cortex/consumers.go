@@ -383,7 +383,8 @@ func (c *Cortex) putDocs(ctx context.Context, docs []domain.IndexDoc) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	return c.index.Put(ctx, docs)
+	// Queued: searchable by every search that starts after this returns, written in batches.
+	return c.index.Queue(ctx, docs)
 }
 
 func (c *Cortex) removeDocs(ctx context.Context, ids []string) error {

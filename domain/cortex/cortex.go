@@ -302,13 +302,11 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	if len(ins) == 1 {
 		cmd.MemoryID = ms[0].ID
 	}
-	// The index and the graph are written at the same time: a memory is searchable when this
-	// returns, and a hit whose memory the graph refused is dropped by Recall (and removed here).
-	docs := docsOf(ms)
-	indexed := make(chan error, 1)
-	go func() { indexed <- c.putDocs(ctx, docs) }()
+	// The documents are queued for the index before the graph write: a memory is searchable
+	// when this returns (every search waits for what was queued before it), and a hit whose
+	// memory the graph refused is dropped by Recall (and removed here).
+	ierr := c.putDocs(ctx, docsOf(ms))
 	out, err := c.store.InsertMemories(ctx, domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}, ms, events)
-	ierr := <-indexed
 	if err != nil || (len(out) > 0 && out[0].ID != ms[0].ID) {
 		// Refused, or a retried request answered with its first result: these ids do not exist.
 		ids := make([]string, len(ms))
