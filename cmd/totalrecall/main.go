@@ -57,6 +57,7 @@ user:pass@ for ACL, namespace=N with user:pass@), and the search index lives in 
 var version = "dev"
 
 func main() {
+	tuneGC()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "totalrecall:", err)
 		os.Exit(1)
