@@ -3,9 +3,11 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -379,25 +381,81 @@ func scanKinds(ctx context.Context, query func(ctx context.Context, q string, va
 // scanKindOrder is the order phase two reads the kinds in.
 var scanKindOrder = []string{kindMemory, kindKnowledge, kindSkill, kindWorkingState, kindKernel, kindRemoved}
 
-// RawScanRefgraph runs exactly the queries of ScanRefgraph and only counts the nodes and bytes
-// answered, decoding nothing but what paging needs: the raw baseline of the digest benchmark.
-func (s *Store) RawScanRefgraph(ctx context.Context, scopeID string) (nodes, bytes int, err error) {
+// scanJob is one query of phase two: a page of uids of one kind.
+type scanJob struct {
+	kind string
+	uids []string
+}
+
+func scanJobs(byKind map[string][]string) []scanJob {
+	var jobs []scanJob
+	for _, k := range scanKindOrder {
+		uids := byKind[k]
+		for i := 0; i < len(uids); i += scanPage {
+			jobs = append(jobs, scanJob{k, uids[i:min(len(uids), i+scanPage)]})
+		}
+	}
+	return jobs
+}
+
+// ScanWorkers is how many phase-two queries a scan keeps in flight: while the engine answers
+// one page, the previous answer is decoded.
+const ScanWorkers = 2
+
+// eachJob runs fn for every job with up to workers of them at once, and returns the first error.
+func eachJob(ctx context.Context, jobs []scanJob, workers int, fn func(ctx context.Context, i int, j scanJob) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					errs <- ctx.Err()
+					return
+				}
+				if err := fn(ctx, i, jobs[i]); err != nil {
+					cancel()
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	var first error
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil && (first == nil || errors.Is(first, context.Canceled)) {
+			first = err
+		}
+	}
+	return first
+}
+
+// RawScanRefgraph runs exactly the queries of ScanRefgraph, workers at a time, and only counts
+// the nodes and bytes answered, decoding nothing but what paging needs: the raw baseline of the
+// digest benchmark.
+func (s *Store) RawScanRefgraph(ctx context.Context, scopeID string, workers int) (nodes, bytes int, err error) {
 	byKind, bytes, err := scanKinds(ctx, s.b.query, scopeID)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, k := range scanKindOrder {
-		uids := byKind[k]
-		for i := 0; i < len(uids); i += scanPage {
-			raw, err := s.b.query(ctx, ScanNodesQuery(k, uids[i:min(len(uids), i+scanPage)]), nil)
-			if err != nil {
-				return 0, 0, wrapErr(err)
-			}
-			bytes += len(raw)
+	var answered atomic.Int64
+	if err := eachJob(ctx, scanJobs(byKind), workers, func(ctx context.Context, _ int, j scanJob) error {
+		raw, err := s.b.query(ctx, ScanNodesQuery(j.kind, j.uids), nil)
+		if err != nil {
+			return wrapErr(err)
 		}
+		answered.Add(int64(len(raw)))
+		return nil
+	}); err != nil {
+		return 0, 0, err
+	}
+	for _, uids := range byKind {
 		nodes += len(uids)
 	}
-	return nodes, bytes, nil
+	return nodes, bytes + int(answered.Load()), nil
 }
 
 // scanNode is a node of phase two: its head and the uids its references point at.
@@ -443,31 +501,39 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 	for _, uids := range byKind {
 		total += len(uids)
 	}
+	// The pages are read ScanWorkers at a time, each decoded by the worker that read it; the
+	// nodes are then taken in page order.
+	jobs := scanJobs(byKind)
+	pages := make([][]*scanNode, len(jobs))
+	if err := eachJob(ctx, jobs, ScanWorkers, func(ctx context.Context, i int, j scanJob) error {
+		var r struct {
+			Q []*scanNode `json:"q"`
+		}
+		if err := s.read(ctx, ScanNodesQuery(j.kind, j.uids), nil, &r); err != nil {
+			return err
+		}
+		pages[i] = r.Q
+		return nil
+	}); err != nil {
+		return err
+	}
 	nodes := make([]*domain.RefNode, 0, total)
 	scans := make([]*scanNode, 0, total)
 	byUID := make(map[string]int, total)
-	for _, k := range scanKindOrder {
-		uids := byKind[k]
-		for i := 0; i < len(uids); i += scanPage {
-			var r struct {
-				Q []*scanNode `json:"q"`
-			}
-			if err := s.read(ctx, ScanNodesQuery(k, uids[i:min(len(uids), i+scanPage)]), nil, &r); err != nil {
+	for i, j := range jobs {
+		for _, sn := range pages[i] {
+			h := headNode{UID: sn.UID, ID: sn.ID, Kind: j.kind, Scope: scopeID, KFamily: sn.KFamily, MemState: sn.MemState,
+				Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtState: sn.ArtState, Updated: sn.Updated,
+				TombFamily: sn.TombFamily}
+			n, err := h.refNode()
+			if err != nil {
 				return err
 			}
-			for _, sn := range r.Q {
-				h := headNode{UID: sn.UID, ID: sn.ID, Kind: k, Scope: scopeID, KFamily: sn.KFamily, MemState: sn.MemState,
-					Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtState: sn.ArtState, Updated: sn.Updated,
-					TombFamily: sn.TombFamily}
-				n, err := h.refNode()
-				if err != nil {
-					return err
-				}
-				byUID[sn.UID] = len(nodes)
-				nodes = append(nodes, n)
-				scans = append(scans, sn)
-			}
+			byUID[sn.UID] = len(nodes)
+			nodes = append(nodes, n)
+			scans = append(scans, sn)
 		}
+		pages[i] = nil
 	}
 	// References are allocated in one slab and each node's lists sliced from one more: a scope
 	// of 100,000 artifacts has half a million of them. Their ids are left for RefID to compute

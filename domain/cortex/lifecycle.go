@@ -555,10 +555,16 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
 			return nil, err
 		}
-		prev, err := ls.LastProposal(ctx, p.ScopeID)
-		if err != nil {
-			return nil, err
+		// The previous report is read while the scope is scanned.
+		type last struct {
+			rep *domain.DigestReport
+			err error
 		}
+		prevc := make(chan last, 1)
+		go func() {
+			rep, err := ls.LastProposal(ctx, p.ScopeID)
+			prevc <- last{rep, err}
+		}()
 		lastUsed := map[string]time.Time{}
 		if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
 			for _, n := range page {
@@ -579,8 +585,14 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			report.Proposals = append(report.Proposals, props...)
 			return nil
 		}); err != nil {
+			<-prevc
 			return nil, err
 		}
+		pl := <-prevc
+		if pl.err != nil {
+			return nil, pl.err
+		}
+		prev := pl.rep
 		sort.Slice(report.Proposals, func(i, j int) bool { return report.Proposals[i].ArtifactID < report.Proposals[j].ArtifactID })
 		fresh = digest.Fresh(report.Proposals, prev, lastUsed)
 	}
