@@ -6,6 +6,7 @@ require (
 	github.com/99designs/gqlgen v0.17.81
 	github.com/blevesearch/bleve/v2 v2.6.1
 	github.com/dgraph-io/dgo/v250 v250.0.0
+	github.com/goccy/go-json v0.10.5
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/hypermodeinc/modusgraph v0.2.0
@@ -66,7 +67,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
-	github.com/goccy/go-json v0.10.5 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.0 // indirect
 	github.com/golang/geo v0.0.0-20250813021530-247f39904721 // indirect

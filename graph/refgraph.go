@@ -363,7 +363,7 @@ func scanKinds(ctx context.Context, query func(ctx context.Context, q string, va
 		var r struct {
 			Q []kindRow `json:"q"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decode(raw, &r); err != nil {
 			return nil, 0, fmt.Errorf("decode query result: %w", err)
 		}
 		for _, row := range r.Q {
