@@ -1,8 +1,12 @@
 package graph
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -219,7 +223,7 @@ func aboutPages(uid string, ev *domain.Event) []map[string]any {
 	for lo := 0; lo < len(ids); lo += aboutPage {
 		page := ids[lo:min(lo+aboutPage, len(ids))]
 		obj := map[string]any{"uid": fmt.Sprintf("%s.about%d", uid, len(out)), "tr.kind": kindEventAbout,
-			"tr.id": fmt.Sprintf("%s/about/%d", key, len(out)), "ev.about": page, "ev.aboutDoc": aboutDoc(page, ev.About),
+			"tr.id": fmt.Sprintf("%s/about/%d", key, len(out)), "ev.about": page, "ev.aboutDoc": packDoc(aboutDoc(page, ev.About)),
 			"ev.of": map[string]any{"uid": uid}}
 		if ev.ScopeID != "" {
 			obj["tr.scope"] = ev.ScopeID
@@ -246,6 +250,10 @@ func aboutDoc(ids []string, about map[string]map[string]any) string {
 
 // aboutPayload finds the payload of artifact id in an aboutDoc (nil when it has none).
 func aboutPayload(doc, id string) map[string]any {
+	doc, err := unpackDoc(doc)
+	if err != nil {
+		return nil
+	}
 	key := id + "\t"
 	for off := 0; ; {
 		i := strings.Index(doc[off:], key)
@@ -288,4 +296,42 @@ func idList(ids []string) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// Large documents (a digest report, a page of the payloads an event is about) are kept
+// compressed: gzip, then base64 behind the prefix "gz:". A propose pass over 100,000 artifacts
+// writes two of about 16 MB of JSON each, which the engine took seconds to quote, parse and
+// store. Small documents stay plain JSON; readers accept both.
+const (
+	packPrefix = "gz:"
+	packAbove  = 8 << 10
+)
+
+func packDoc(s string) string {
+	if len(s) < packAbove {
+		return s
+	}
+	var b bytes.Buffer
+	b.WriteString(packPrefix)
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	zw, _ := gzip.NewWriterLevel(enc, gzip.BestSpeed)
+	_, _ = zw.Write([]byte(s))
+	_ = zw.Close()
+	_ = enc.Close()
+	return b.String()
+}
+
+func unpackDoc(s string) (string, error) {
+	if !strings.HasPrefix(s, packPrefix) {
+		return s, nil
+	}
+	zr, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(s[len(packPrefix):])))
+	if err != nil {
+		return "", fmt.Errorf("unpack document: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return "", fmt.Errorf("unpack document: %w", err)
+	}
+	return string(raw), nil
 }

@@ -78,7 +78,7 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 			return nil, err
 		}
 		t.set(map[string]any{"uid": "_:report", "tr.kind": kindDigestReport, "tr.id": plan.Report.ID, "tr.scope": scopeID,
-			"digest.at": ts(plan.Report.At), "digest.doc": string(doc)})
+			"digest.at": ts(plan.Report.At), "digest.doc": packDoc(string(doc))})
 		if plan.Proposed {
 			t.set(map[string]any{"uid": scopeUID, "digest.lastProposal": plan.Report.ID})
 		}
@@ -187,8 +187,12 @@ func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestRepo
 	if len(r.Q) == 0 {
 		return nil, domain.Errorf(domain.ENOTFOUND, "digest report %s not found", id)
 	}
+	doc, err := unpackDoc(r.Q[0].Doc)
+	if err != nil {
+		return nil, fmt.Errorf("digest report %s: %w", id, err)
+	}
 	var rep domain.DigestReport
-	if err := json.Unmarshal([]byte(r.Q[0].Doc), &rep); err != nil {
+	if err := decode([]byte(doc), &rep); err != nil {
 		return nil, fmt.Errorf("digest report %s: %w", id, err)
 	}
 	return &rep, nil
