@@ -200,14 +200,14 @@ func (s *Store) scoreRows(ctx context.Context, keys []string, root func([]string
 		}
 		for _, raw := range r.Q {
 			var n scoreNode
-			if err := json.Unmarshal(raw, &n); err != nil {
+			if err := decode(raw, &n); err != nil {
 				return nil, err
 			}
 			if n.NodeKind != kindMemory {
 				continue // checked here: an eq filter would read the kind's whole posting list
 			}
 			var edges map[string]any
-			if err := json.Unmarshal(raw, &edges); err != nil {
+			if err := decode(raw, &edges); err != nil {
 				return nil, err
 			}
 			row, err := n.row()

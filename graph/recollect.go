@@ -76,7 +76,7 @@ func (s *Store) RawRecurse(ctx context.Context, sources []string, depth int, flo
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := decode(raw, &r); err != nil {
 		return 0, err
 	}
 	seen := map[string]bool{}
@@ -167,11 +167,11 @@ func (s *Store) ReflectRows(ctx context.Context, scopeID string, f domain.Reflec
 			memNode
 			ReinforcedAt *time.Time `json:"mem.reinforcedAt"`
 		}
-		if err := json.Unmarshal(raw, &n); err != nil {
+		if err := decode(raw, &n); err != nil {
 			return nil, "", err
 		}
 		var edges map[string]any
-		if err := json.Unmarshal(raw, &edges); err != nil {
+		if err := decode(raw, &edges); err != nil {
 			return nil, "", err
 		}
 		m, err := n.memory()
@@ -219,11 +219,11 @@ func (s *Store) Consolidate(ctx context.Context, req domain.Request, ids []strin
 		edgesOf := map[string]map[string]any{}
 		for _, raw := range r.Q {
 			var n srcNode
-			if err := json.Unmarshal(raw, &n); err != nil {
+			if err := decode(raw, &n); err != nil {
 				return nil, err
 			}
 			var e map[string]any
-			if err := json.Unmarshal(raw, &e); err != nil {
+			if err := decode(raw, &e); err != nil {
 				return nil, err
 			}
 			nodes[n.ID], edgesOf[n.ID] = &n, e
