@@ -1,10 +1,14 @@
 package domain
 
-import "time"
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
 
-// Limits on caller input; documented in the README and enforced by the Cortex.
+// Limits on caller input; documented in the README and enforced by the Cortex. The content
+// limit is a server setting: see MaxContentBytes.
 const (
-	MaxContentBytes  = 1 << 20 // 1 MiB
 	MaxTags          = 64
 	MaxTagBytes      = 256
 	MaxMetadataBytes = 64 << 10
@@ -12,6 +16,45 @@ const (
 	MaxBatch         = 10000
 	MaxIDBytes       = 128
 )
+
+// The content size limit: DefaultMaxContentBytes unless `serve --max-content-bytes` sets
+// another value within [1, MaxContentBytesCeiling].
+const (
+	DefaultMaxContentBytes = 1 << 20  // 1 MiB
+	MaxContentBytesCeiling = 64 << 20 // 64 MiB
+)
+
+var maxContentBytes atomic.Int64
+
+func init() { maxContentBytes.Store(DefaultMaxContentBytes) }
+
+// MaxContentBytes is the largest content (in bytes) a memory, artifact or kernel may carry.
+func MaxContentBytes() int { return int(maxContentBytes.Load()) }
+
+// SetMaxContentBytes sets the content size limit for the whole process. It is meant to be
+// called once, before the server accepts requests; n must lie within 1..64 MiB.
+func SetMaxContentBytes(n int) error {
+	if n < 1 || n > MaxContentBytesCeiling {
+		return fmt.Errorf("the content size limit must be within 1..%d bytes (64 MiB), not %d", MaxContentBytesCeiling, n)
+	}
+	maxContentBytes.Store(int64(n))
+	return nil
+}
+
+// ContentLimitText names the content size limit for error messages: "1 MiB", "64 KiB" or
+// "1000 bytes".
+func ContentLimitText() string {
+	n := MaxContentBytes()
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Scope owns artifacts; it has exactly one agent kernel and one world kernel (seed 004).
 type Scope struct {

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/resolvers"
@@ -29,6 +30,7 @@ const usage = `totalrecall — a graph-native memory server for minds
 
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
+                      [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
@@ -185,8 +187,13 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	registerLivingFlags(fs, &sf.living)
 	registerDigestFlags(fs, &sf.digest)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
+	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	// Set once, before the store opens or a request arrives; every content check reads it.
+	if err := domain.SetMaxContentBytes(*maxContent); err != nil {
+		return fmt.Errorf("serve --max-content-bytes: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -90,8 +90,8 @@ func checkArtifactInput(f domain.ArtifactFamily, in SaveArtifactInput) error {
 	if f != domain.FamWorkingState && strings.TrimSpace(in.Content) == "" {
 		return domain.FieldErrorf("content", "must not be empty")
 	}
-	if len(in.Content) > domain.MaxContentBytes {
-		return domain.FieldErrorf("content", "is larger than the limit of 1 MiB")
+	if len(in.Content) > domain.MaxContentBytes() {
+		return domain.FieldErrorf("content", "is larger than the limit of %s", domain.ContentLimitText())
 	}
 	if err := hippocampus.CheckText("content", in.Content); err != nil {
 		return err
@@ -112,8 +112,8 @@ func checkArtifactInput(f domain.ArtifactFamily, in SaveArtifactInput) error {
 		}
 		size += len(s)
 	}
-	if size > domain.MaxContentBytes {
-		return domain.FieldErrorf("steps", "are larger than the limit of 1 MiB together")
+	if size > domain.MaxContentBytes() {
+		return domain.FieldErrorf("steps", "are larger than the limit of %s together", domain.ContentLimitText())
 	}
 	if len(in.Tags) > domain.MaxTags {
 		return domain.FieldErrorf("tags", "at most %d tags", domain.MaxTags)
@@ -796,7 +796,7 @@ func (c *Cortex) Delete(ctx context.Context, f domain.ArtifactFamily, in DeleteI
 	if err := hippocampus.CheckText("reason", in.Reason); err != nil {
 		return nil, err
 	}
-	if len(in.Reason) > domain.MaxContentBytes {
+	if len(in.Reason) > domain.MaxContentBytes() {
 		return nil, domain.FieldErrorf("reason", "is too long")
 	}
 	ls, err := c.lifecycleStore()

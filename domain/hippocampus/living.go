@@ -71,8 +71,8 @@ func (h *Hippocampus) Merge(sources []*domain.Memory, strategy domain.Consolidat
 		}
 		content = strings.Join(parts, "\n\n")
 	}
-	if len(content) > domain.MaxContentBytes {
-		return nil, nil, domain.FieldErrorf("memoryIds", "the consolidated content would exceed the limit of 1 MiB")
+	if len(content) > domain.MaxContentBytes() {
+		return nil, nil, domain.FieldErrorf("memoryIds", "the consolidated content would exceed the limit of %s", domain.ContentLimitText())
 	}
 	ids := make([]string, len(sources))
 	for i, m := range sources {

@@ -44,7 +44,7 @@ func TestMergeStrategies(t *testing.T) {
 	if m, _, _ := h.Merge([]*domain.Memory{b, archived}, domain.MergeKeepNewest, tc); m.Tier != domain.TierLongTerm {
 		t.Fatalf("merged archive memories born in %s, want LONG_TERM", m.Tier)
 	}
-	huge := mk("h"+strings.Repeat("x", domain.MaxContentBytes/2+1), 0, domain.TierLongTerm, domain.KindEpisodic, 0)
+	huge := mk("h"+strings.Repeat("x", domain.MaxContentBytes()/2+1), 0, domain.TierLongTerm, domain.KindEpisodic, 0)
 	if _, _, err := h.Merge([]*domain.Memory{huge, huge}, domain.MergeConcatenate, tc); domain.ErrorCode(err) != domain.EINVALID {
 		t.Fatalf("oversized merge: %v", err)
 	}

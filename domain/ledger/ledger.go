@@ -355,8 +355,8 @@ func (f *Former) formAgents(sb *domain.SourceBatch, out *Formed) ([]*domain.Sour
 			problem(m.ID, err.Error())
 			continue
 		}
-		if err := hippocampus.CheckText("content", m.Content); err != nil || len(m.Content) > domain.MaxContentBytes {
-			problem(m.ID, "content must be UTF-8 without NUL and at most 1 MiB")
+		if err := hippocampus.CheckText("content", m.Content); err != nil || len(m.Content) > domain.MaxContentBytes() {
+			problem(m.ID, "content must be UTF-8 without NUL and at most "+domain.ContentLimitText())
 			continue
 		}
 		x := *m

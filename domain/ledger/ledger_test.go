@@ -81,7 +81,7 @@ func TestProblemsAreReportedAndSkipped(t *testing.T) {
 		{SourceID: "dir", Timestamp: t0, Content: "x", Direction: "sideways"},
 		{SourceID: "nul", Timestamp: t0, Content: "a\x00b"},
 		{SourceID: strings.Repeat("x", MaxSourceIDBytes+1), Timestamp: t0, Content: "x"},
-		{SourceID: "huge", Timestamp: t0, Content: strings.Repeat("x", domain.MaxContentBytes+1)},
+		{SourceID: "huge", Timestamp: t0, Content: strings.Repeat("x", domain.MaxContentBytes()+1)},
 		{SourceID: "ok", Timestamp: t0, Content: "fine", Line: 8},
 		{SourceID: "ok", Timestamp: t0, Content: "twice", Line: 9},
 	}
