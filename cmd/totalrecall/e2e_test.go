@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -262,9 +263,102 @@ func testHealthAndPlayground(t *testing.T, s *server) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "/query") {
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
 		t.Fatalf("playground: status %d", resp.StatusCode)
 	}
+	// The page's script: where GraphiQL sends queries and subscriptions, built from the page's
+	// location exactly as the browser would for http://ADDR/.
+	queryURL, subURL := playgroundURLs(t, string(body), "http:", s.addr)
+	if queryURL != "http://"+s.addr+"/query" {
+		t.Fatalf("playground sends queries to %s, want http://%s/query", queryURL, s.addr)
+	}
+
+	// The playground can run a subscription: subscribe where the page would, with the
+	// subprotocol of GraphiQL's createFetcher, then store a memory through the page's query URL.
+	scope, _, _ := s.createScope(t, "playground subscription")
+	conn, events := subscribeWSURL(t, subURL, `subscription($s: ID!) { memoryEvents(scopeId: $s) { type memoryId } }`, map[string]any{"s": scope})
+	defer conn.Close()
+	time.Sleep(200 * time.Millisecond) // let the subscription register
+	req, _ := json.Marshal(map[string]any{
+		"query":     `mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`,
+		"variables": map[string]any{"in": map[string]any{"scopeId": scope, "content": "seen in the playground"}},
+	})
+	resp, err = http.Post(queryURL, "application/json", bytes.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored struct {
+		Data   struct{ StoreMemory struct{ ID string } }
+		Errors []gqlError
+	}
+	err = json.NewDecoder(resp.Body).Decode(&stored)
+	resp.Body.Close()
+	if err != nil || len(stored.Errors) > 0 || stored.Data.StoreMemory.ID == "" {
+		t.Fatalf("storeMemory through the playground's URL: %v %+v", err, stored.Errors)
+	}
+	for {
+		select {
+		case p, ok := <-events:
+			if !ok {
+				t.Fatal("the playground's subscription closed before MemoryStored arrived")
+			}
+			ev, _ := p["data"].(map[string]any)["memoryEvents"].(map[string]any)
+			if ev["type"] == "MemoryStored" && ev["memoryId"] == stored.Data.StoreMemory.ID {
+				return
+			}
+		case <-time.After(30 * time.Second): // a liveness bound, not a speed check
+			t.Fatal("no MemoryStored on the playground's subscription URL")
+		}
+	}
+}
+
+var (
+	// jsString is a double-quoted JavaScript string literal as html/template writes it.
+	jsString = `("(?:[^"\\]|\\.)*")`
+	// gqlgen's playground: url and subscriptionUrl from location + endpoint, or absolute.
+	pgRelURL = regexp.MustCompile(`const url = location\.protocol \+ '//' \+ location\.host \+ ` + jsString + `;`)
+	pgRelSub = regexp.MustCompile(`const subscriptionUrl = wsProto \+ '//' \+ location\.host \+ ` + jsString + `;`)
+	pgWSProt = regexp.MustCompile(`const wsProto = location\.protocol == 'https:' \? 'wss:' : 'ws:';`)
+	pgAbsURL = regexp.MustCompile(`const url = ` + jsString + `;`)
+	pgAbsSub = regexp.MustCompile(`const subscriptionUrl = ` + jsString + `;`)
+)
+
+// playgroundURLs reads the playground page's script and answers the query and subscription
+// URLs it computes when loaded from protocol//host.
+func playgroundURLs(t *testing.T, page, protocol, host string) (queryURL, subURL string) {
+	t.Helper()
+	lit := func(re *regexp.Regexp) (string, bool) {
+		m := re.FindStringSubmatch(page)
+		if m == nil {
+			return "", false
+		}
+		var v string
+		if err := json.Unmarshal([]byte(m[1]), &v); err != nil {
+			t.Fatalf("playground script: cannot read the string %s: %v", m[1], err)
+		}
+		return v, true
+	}
+	if ep, ok := lit(pgRelURL); ok {
+		sep, ok := lit(pgRelSub)
+		if !ok || !pgWSProt.MatchString(page) {
+			t.Fatalf("playground script names the endpoint %q but no longer derives subscriptionUrl from location + endpoint with ws:/wss:", ep)
+		}
+		ws := "ws:"
+		if protocol == "https:" {
+			ws = "wss:"
+		}
+		return protocol + "//" + host + ep, ws + "//" + host + sep
+	}
+	if u, ok := lit(pgAbsURL); ok {
+		sub, ok := lit(pgAbsSub)
+		if !ok {
+			t.Fatalf("playground script names the endpoint %q but no subscriptionUrl", u)
+		}
+		return u, sub
+	}
+	t.Fatalf("the playground page no longer names its GraphQL endpoint (no `const url = ...` in its script):\n%.2000s", page)
+	return "", ""
 }
 
 func testScopeHasExactlyTwoKernels(t *testing.T, s *server) {
@@ -528,8 +622,14 @@ func testReclassifyAndDelete(t *testing.T, s *server) {
 // wsClient speaks graphql-transport-ws.
 func subscribeWS(t *testing.T, addr, query string, vars map[string]any) (*websocket.Conn, <-chan map[string]any) {
 	t.Helper()
+	return subscribeWSURL(t, "ws://"+addr+"/query", query, vars)
+}
+
+// subscribeWSURL subscribes over graphql-transport-ws at url (ws://HOST/PATH).
+func subscribeWSURL(t *testing.T, url, query string, vars map[string]any) (*websocket.Conn, <-chan map[string]any) {
+	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
-	conn, resp, err := d.Dial("ws://"+addr+"/query", nil)
+	conn, resp, err := d.Dial(url, nil)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
