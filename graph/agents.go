@@ -11,7 +11,7 @@ import (
 )
 
 // agentDocs reads the ag.doc of nodes of kind found by a root function.
-func (s *Store) agentDocs(ctx context.Context, root, kind string, decode func(doc string) error) error {
+func (s *Store) agentDocs(ctx context.Context, root, kind string, each func(doc string) error) error {
 	after := "0x0"
 	for {
 		var r struct {
@@ -25,7 +25,7 @@ func (s *Store) agentDocs(ctx context.Context, root, kind string, decode func(do
 			return err
 		}
 		for _, n := range r.Q {
-			if err := decode(n.Doc); err != nil {
+			if err := each(n.Doc); err != nil {
 				return fmt.Errorf("%s: bad document: %w", strings.ToLower(kind), err)
 			}
 		}

@@ -276,6 +276,18 @@ func aboutPayload(doc, id string) map[string]any {
 	}
 }
 
+// afterCursor checks a paging cursor (a uid this store handed out, or "" for the first page) and
+// renders it as the ", after: UID" argument of a DQL root ("" for the first page).
+func afterCursor(cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	if !uidRE.MatchString(cursor) {
+		return "", domain.FieldErrorf("cursor", "is not a cursor of this store")
+	}
+	return ", after: " + cursor, nil
+}
+
 // idList renders validated ids as a DQL list literal. Callers pass only UUIDs (checked by
 // domain.ValidID), so no id can carry DQL syntax.
 func idList(ids []string) string {

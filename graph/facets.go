@@ -98,15 +98,12 @@ func (s *Store) AnalysisRuns(ctx context.Context, scopeID string, f domain.RunFi
 // of the scopes. Only run nodes carry ar.status, so the page needs no filter, and a full page
 // means more may follow.
 func (s *Store) UnfinishedRuns(ctx context.Context, cursor string, limit int) ([]*domain.AnalysisRun, string, error) {
-	if cursor != "" && !uidRE.MatchString(cursor) {
-		return nil, "", domain.FieldErrorf("cursor", "is not a cursor of this store")
+	after, err := afterCursor(cursor)
+	if err != nil {
+		return nil, "", err
 	}
 	if limit <= 0 || limit > 100000 {
 		limit = 100000
-	}
-	after := ""
-	if cursor != "" {
-		after = ", after: " + cursor
 	}
 	var r struct {
 		Q []struct {

@@ -234,15 +234,12 @@ func (s *Store) SweepPage(ctx context.Context, scopeID string, tier domain.Tier,
 	if !tier.Valid() {
 		return nil, "", domain.FieldErrorf("tier", "unknown tier %q", tier)
 	}
-	if cursor != "" && !uidRE.MatchString(cursor) {
-		return nil, "", domain.FieldErrorf("cursor", "is not a cursor of this store")
+	after, err := afterCursor(cursor)
+	if err != nil {
+		return nil, "", err
 	}
 	if limit <= 0 {
 		limit = 50000
-	}
-	after := ""
-	if cursor != "" {
-		after = ", after: " + cursor
 	}
 	var r struct {
 		Q []struct {

@@ -107,8 +107,9 @@ func (s *Store) ReflectRows(ctx context.Context, scopeID string, f domain.Reflec
 	if !domain.ValidID(scopeID) {
 		return nil, "", domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
 	}
-	if cursor != "" && !uidRE.MatchString(cursor) {
-		return nil, "", domain.FieldErrorf("cursor", "is not a cursor of this store")
+	after, err := afterCursor(cursor)
+	if err != nil {
+		return nil, "", err
 	}
 	if limit <= 0 || limit > 10000 {
 		limit = 2000
@@ -147,10 +148,6 @@ func (s *Store) ReflectRows(ctx context.Context, scopeID string, f domain.Reflec
 		if len(any) > 0 {
 			filter += " AND (" + strings.Join(any, " OR ") + ")"
 		}
-	}
-	after := ""
-	if cursor != "" {
-		after = ", after: " + cursor
 	}
 	q := fmt.Sprintf(`query q%s { q(func: eq(tr.scope, $scope), first: %d%s) @filter(%s) { %s mem.reinforcedAt %s } }`,
 		varDecl(vars), limit, after, filter, memFields, assocFacetFields(""))

@@ -297,8 +297,38 @@ func (c *Cortex) failRuns(ctx context.Context, is domain.IngestStore, scopeID st
 }
 
 func runFailed(scopeID string, t *runTask, done time.Time) *domain.Event {
-	return &domain.Event{Type: domain.EvAnalysisRunFailed, ScopeID: scopeID, Context: t.tc.Derive(domain.CtxHippocampus, done),
-		Payload: map[string]any{"runId": t.run.ID, "type": t.run.TypeName, "episodeId": t.run.EpisodeID, "error": t.run.ErrorMessage}}
+	return runFailedEvent(scopeID, t.run, t.tc, done)
+}
+
+func runFailedEvent(scopeID string, run *domain.AnalysisRun, tc domain.TransactionContext, done time.Time) *domain.Event {
+	return &domain.Event{Type: domain.EvAnalysisRunFailed, ScopeID: scopeID, Context: tc.Derive(domain.CtxHippocampus, done),
+		Payload: map[string]any{"runId": run.ID, "type": run.TypeName, "episodeId": run.EpisodeID, "error": run.ErrorMessage}}
+}
+
+// finishRun records the outcome of one analysis of run's episode, finished at done: the run
+// COMPLETED with the facets of its valid findings, or FAILED with the error; and the event that
+// announces it. Both the synchronous path (Analyze while chunking) and the worker use it.
+func finishRun(scopeID string, run *domain.AnalysisRun, res *analysis.Output, aerr error, tc domain.TransactionContext, done time.Time) ([]*domain.Facet, *domain.Event) {
+	run.CompletedAt = &done
+	if aerr != nil {
+		run.Status, run.ErrorMessage = domain.RunFailed, domain.ErrorMessage(aerr)
+		if domain.ErrorCode(aerr) == domain.EINTERNAL {
+			run.ErrorMessage = aerr.Error()
+		}
+		return nil, runFailedEvent(scopeID, run, tc, done)
+	}
+	run.Status, run.OutputText = domain.RunCompleted, res.Text
+	var facets []*domain.Facet
+	for _, f := range res.Findings {
+		if strings.TrimSpace(f.Value) == "" || hippocampus.CheckText("value", f.Value) != nil {
+			continue
+		}
+		facets = append(facets, &domain.Facet{ID: domain.DeriveID(scopeID, "facet", run.ID, f.Type, f.Value), ScopeID: scopeID,
+			RunID: run.ID, EpisodeID: run.EpisodeID, MemoryID: f.MemoryID, Type: f.Type, Value: f.Value, Confidence: f.Confidence,
+			Metadata: f.Metadata, CreatedAt: done})
+	}
+	return facets, &domain.Event{Type: domain.EvAnalysisRunCompleted, ScopeID: scopeID, Context: tc.Derive(domain.CtxHippocampus, done),
+		Payload: map[string]any{"runId": run.ID, "type": run.TypeName, "episodeId": run.EpisodeID, "facets": len(facets)}}
 }
 
 // executeRuns analyses the episodes of runs recorded as running, in groups; each group's runs,
@@ -329,29 +359,10 @@ func (c *Cortex) executeRuns(ctx context.Context, a analysis.Analyser, scopeID s
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			done := c.now().UTC()
-			run.CompletedAt = &done
-			rr := &RunResult{AnalysisRun: run}
-			if aerr != nil {
-				run.Status, run.ErrorMessage = domain.RunFailed, domain.ErrorMessage(aerr)
-				if domain.ErrorCode(aerr) == domain.EINTERNAL {
-					run.ErrorMessage = aerr.Error()
-				}
-				evs = append(evs, runFailed(scopeID, t, done))
-			} else {
-				run.Status, run.OutputText = domain.RunCompleted, res.Text
-				for _, f := range res.Findings {
-					if strings.TrimSpace(f.Value) == "" || hippocampus.CheckText("value", f.Value) != nil {
-						continue
-					}
-					b.Facets = append(b.Facets, &domain.Facet{ID: domain.DeriveID(scopeID, "facet", run.ID, f.Type, f.Value), ScopeID: scopeID,
-						RunID: run.ID, EpisodeID: run.EpisodeID, MemoryID: f.MemoryID, Type: f.Type, Value: f.Value, Confidence: f.Confidence,
-						Metadata: f.Metadata, CreatedAt: done})
-					rr.FacetCount++
-				}
-				evs = append(evs, &domain.Event{Type: domain.EvAnalysisRunCompleted, ScopeID: scopeID, Context: t.tc.Derive(domain.CtxHippocampus, done),
-					Payload: map[string]any{"runId": run.ID, "type": run.TypeName, "episodeId": run.EpisodeID, "facets": rr.FacetCount}})
-			}
+			facets, ev := finishRun(scopeID, run, res, aerr, t.tc, c.now().UTC())
+			b.Facets = append(b.Facets, facets...)
+			evs = append(evs, ev)
+			rr := &RunResult{AnalysisRun: run, FacetCount: len(facets)}
 			b.Runs = append(b.Runs, run)
 			out = append(out, rr)
 		}

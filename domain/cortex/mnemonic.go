@@ -492,29 +492,12 @@ func (c *Cortex) writeEpisodes(ctx context.Context, scopeID string, def *domain.
 				TypeID: types[i].ID, TypeName: types[i].Name, EpisodeID: e.ID, CreatedAt: now}
 			started := c.now().UTC()
 			res, aerr := a.Analyse(ctx, in)
-			done := c.now().UTC()
-			run.StartedAt, run.CompletedAt = &started, &done
-			if aerr != nil {
-				run.Status, run.ErrorMessage = domain.RunFailed, domain.ErrorMessage(aerr)
-				curEvents = append(curEvents, &domain.Event{Type: domain.EvAnalysisRunFailed, ScopeID: scopeID, Context: tc.Derive(domain.CtxHippocampus, done),
-					Payload: map[string]any{"runId": run.ID, "type": run.TypeName, "episodeId": e.ID, "error": run.ErrorMessage}})
-			} else {
-				run.Status, run.OutputText = domain.RunCompleted, res.Text
-				n := 0
-				for _, f := range res.Findings {
-					if strings.TrimSpace(f.Value) == "" || hippocampus.CheckText("value", f.Value) != nil {
-						continue
-					}
-					cur.Facets = append(cur.Facets, &domain.Facet{ID: domain.DeriveID(scopeID, "facet", run.ID, f.Type, f.Value), ScopeID: scopeID,
-						RunID: run.ID, EpisodeID: e.ID, MemoryID: f.MemoryID, Type: f.Type, Value: f.Value, Confidence: f.Confidence,
-						Metadata: f.Metadata, CreatedAt: done})
-					n++
-				}
-				facets += n
-				size += n
-				curEvents = append(curEvents, &domain.Event{Type: domain.EvAnalysisRunCompleted, ScopeID: scopeID, Context: tc.Derive(domain.CtxHippocampus, done),
-					Payload: map[string]any{"runId": run.ID, "type": run.TypeName, "episodeId": e.ID, "facets": n}})
-			}
+			run.StartedAt = &started
+			fs, ev := finishRun(scopeID, run, res, aerr, tc, c.now().UTC())
+			cur.Facets = append(cur.Facets, fs...)
+			curEvents = append(curEvents, ev)
+			facets += len(fs)
+			size += len(fs)
 			cur.Runs = append(cur.Runs, run)
 		}
 	}
