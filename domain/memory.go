@@ -116,10 +116,7 @@ func (m *Memory) Clone() *Memory {
 	c := *m
 	c.Tags = append([]string(nil), m.Tags...)
 	if m.Metadata != nil {
-		c.Metadata = make(map[string]any, len(m.Metadata))
-		for k, v := range m.Metadata {
-			c.Metadata[k] = v
-		}
+		c.Metadata = cloneJSON(m.Metadata).(map[string]any)
 	}
 	if m.ClaimedAt != nil {
 		t := *m.ClaimedAt
@@ -130,6 +127,25 @@ func (m *Memory) Clone() *Memory {
 		c.LastAccessedAt = &t
 	}
 	return &c
+}
+
+// cloneJSON deep-copies a decoded JSON value: maps and slices are copied, scalars shared.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = cloneJSON(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = cloneJSON(e)
+		}
+		return c
+	}
+	return v
 }
 
 // Association is a bidirectional typed edge between two memories of one scope: seen from either

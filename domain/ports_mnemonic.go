@@ -142,6 +142,11 @@ type MemoryContext struct {
 	Temporal []Neighbour
 }
 
+// Clone returns a copy that shares nothing with c.
+func (c *MemoryContext) Clone() *MemoryContext {
+	return &MemoryContext{Episodes: append([]string(nil), c.Episodes...), Temporal: append([]Neighbour(nil), c.Temporal...)}
+}
+
 // RecallContextReader is the store capability Recall ranks with beyond the text: episodes and
 // temporal neighbours of candidate memories, and the persons a scope knows.
 type RecallContextReader interface {

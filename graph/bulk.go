@@ -15,6 +15,7 @@ func (s *Store) RawSetMany(ctx context.Context, objs []map[string]any) error {
 	if err != nil {
 		return err
 	}
+	defer s.cache.clear()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := s.b.begin(ctx)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -55,15 +56,29 @@ type memDoc struct {
 }
 
 func (n *memNode) memory() (*domain.Memory, error) {
+	d, err := n.doc()
+	if err != nil {
+		return nil, err
+	}
+	return n.build(d), nil
+}
+
+// doc decodes the node's mem.doc.
+func (n *memNode) doc() (memDoc, error) {
 	var d memDoc
 	if n.Doc != "" {
 		if err := json.Unmarshal([]byte(n.Doc), &d); err != nil {
-			return nil, fmt.Errorf("memory %s: bad document: %w", n.ID, err)
+			return d, fmt.Errorf("memory %s: bad document: %w", n.ID, err)
 		}
 	}
+	return d, nil
+}
+
+// build is the memory of the node whose document is d; it shares d's metadata.
+func (n *memNode) build(d memDoc) *domain.Memory {
 	m := &domain.Memory{
 		ID: n.ID, ScopeID: n.Scope, Content: n.Content, Kind: domain.MemoryKind(n.Kind),
-		Tier: domain.Tier(n.Tier), SuggestedTier: domain.Tier(d.SuggestedTier), Tags: n.Tags, Metadata: d.Metadata,
+		Tier: domain.Tier(n.Tier), SuggestedTier: domain.Tier(d.SuggestedTier), Tags: slices.Clone(n.Tags), Metadata: d.Metadata,
 		OccurredAt: n.OccurredAt.UTC(), CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
 		Salience: n.Salience, Importance: d.Importance, Claimed: n.Claimed, ClaimedAt: utcPtr(d.ClaimedAt),
 		AccessCount: n.AccessCount, LastAccessedAt: utcPtr(n.LastAccessedAt),
@@ -72,10 +87,12 @@ func (n *memNode) memory() (*domain.Memory, error) {
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
+	// The engine keeps a list predicate as a set in an order of its own: reads give it sorted.
+	slices.Sort(m.Tags)
 	if m.Metadata == nil {
 		m.Metadata = map[string]any{}
 	}
-	return m, nil
+	return m
 }
 
 func utcPtr(t *time.Time) *time.Time {

@@ -604,6 +604,7 @@ func (s *Store) appendImportedEvents(ctx context.Context, objs []map[string]any,
 }
 
 func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, lines []importLine, seqs *seqMap) (map[string]string, error) {
+	defer s.cache.clear()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := s.b.begin(ctx)
@@ -686,6 +687,7 @@ func (s *Store) rawCommit(ctx context.Context, objs []map[string]any) (map[strin
 		s.mu.Lock()
 		defer s.mu.Unlock()
 	}
+	defer s.cache.clear()
 	u := s.b.begin(ctx)
 	defer u.discard(ctx)
 	return u.commit(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})

@@ -69,6 +69,17 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 			t.set(obj)
 		}
 		t.emit(events...)
+		if s.cache != nil {
+			// What was just written is what a read would find: new memories have no episodes
+			// and no associations until a later write, which names them.
+			t.onCommit(func(uids map[string]string) {
+				for i, m := range ms {
+					if uid := uids[fmt.Sprintf("m%d", i)]; uid != "" {
+						s.cache.stored(uid, m)
+					}
+				}
+			})
+		}
 		return ms, nil
 	})
 }
@@ -114,24 +125,38 @@ func (s *Store) Memories(ctx context.Context, ids []string) ([]*domain.Memory, e
 	if len(valid) == 0 {
 		return []*domain.Memory{}, nil
 	}
-	var r struct {
-		Q []memNode `json:"q"`
+	byID, miss := map[string]*domain.Memory{}, valid
+	if s.cache != nil {
+		byID, miss = s.cache.memories(valid)
 	}
-	// The kind is checked here, not with @filter(eq(tr.kind, …)): an eq filter reads the kind's
-	// whole index posting list (every memory of the graph) to intersect it with a short list.
-	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(valid)+`)) { tr.kind `+memFields+` } }`, nil, &r); err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*domain.Memory, len(r.Q))
-	for i := range r.Q {
-		if r.Q[i].NodeKind != kindMemory {
-			continue
+	if len(miss) > 0 {
+		var e uint64
+		if s.cache != nil {
+			e = s.cache.begin()
+			defer s.cache.end(e)
 		}
-		m, err := r.Q[i].memory()
-		if err != nil {
+		var r struct {
+			Q []memNode `json:"q"`
+		}
+		// The kind is checked here, not with @filter(eq(tr.kind, …)): an eq filter reads the
+		// kind's whole index posting list (every memory of the graph) to intersect it with a
+		// short list.
+		if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(miss)+`)) { tr.kind `+memFields+` } }`, nil, &r); err != nil {
 			return nil, err
 		}
-		byID[m.ID] = m
+		for i := range r.Q {
+			if r.Q[i].NodeKind != kindMemory {
+				continue
+			}
+			m, err := r.Q[i].memory()
+			if err != nil {
+				return nil, err
+			}
+			byID[m.ID] = m
+			if s.cache != nil {
+				s.cache.fillMemory(e, &r.Q[i])
+			}
+		}
 	}
 	out := make([]*domain.Memory, 0, len(byID))
 	for _, id := range valid {

@@ -17,24 +17,38 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 	if len(ids) == 0 || !domain.ValidID(scopeID) {
 		return out, nil
 	}
+	var hit map[string]*cachedContext
+	miss := ids
+	if s.cache != nil {
+		hit, miss = s.cache.contexts(ids)
+	}
+	for id, cc := range hit {
+		if cc.kind == kindMemory && cc.scope == scopeID {
+			out[id] = cc.ctx.Clone()
+		}
+	}
+	if len(miss) == 0 {
+		return out, nil
+	}
+	var e uint64
+	if s.cache != nil {
+		e = s.cache.begin()
+		defer s.cache.end(e)
+	}
 	pred := assocPred(domain.AssocTemporal)
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
 	// Kind and scope are checked here: eq filters would read their whole index posting lists.
-	q := `{ q(func: eq(tr.id, ` + idList(ids) + `)) {
-		tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id } } }`
+	q := `{ q(func: eq(tr.id, ` + idList(miss) + `)) {
+		uid tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id } } }`
 	if err := s.read(ctx, q, nil, &r); err != nil {
 		return nil, err
 	}
 	for _, row := range r.Q {
-		if k, _ := row["tr.kind"].(string); k != kindMemory {
-			continue
-		}
-		if sc, _ := row["tr.scope"].(string); sc != scopeID {
-			continue
-		}
 		id, _ := row["tr.id"].(string)
+		kind, _ := row["tr.kind"].(string)
+		scope, _ := row["tr.scope"].(string)
 		mc := &domain.MemoryContext{}
 		if eps, ok := row["eps"].([]any); ok {
 			for _, e := range eps {
@@ -57,13 +71,20 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 					Strength: num(em[key+"|strength"])})
 			}
 		}
+		if s.cache != nil && id != "" {
+			uid, _ := row["uid"].(string)
+			s.cache.fillContext(e, id, &cachedContext{uid: uid, kind: kind, scope: scope, ctx: mc.Clone()})
+		}
+		if kind != kindMemory || scope != scopeID {
+			continue
+		}
 		out[id] = mc
 	}
 	return out, nil
 }
 
 // ScopePersons returns the distinct values of the scope's person facets.
-func (s *Store) ScopePersons(ctx context.Context, scopeID string) ([]string, error) {
+func (s *Store) ScopePersons(ctx context.Context, scopeID string) (out []string, err error) {
 	if !domain.ValidID(scopeID) {
 		return nil, nil
 	}
@@ -74,11 +95,22 @@ func (s *Store) ScopePersons(ctx context.Context, scopeID string) ([]string, err
 			} `json:"@groupby"`
 		} `json:"q"`
 	}
+	if s.cache != nil {
+		if names, ok := s.cache.scopePersons(scopeID); ok {
+			return append([]string(nil), names...), nil
+		}
+		e := s.cache.begin()
+		defer s.cache.end(e)
+		defer func() {
+			if err == nil {
+				s.cache.fillPersons(e, scopeID, append([]string(nil), out...))
+			}
+		}()
+	}
 	if err := s.read(ctx, `query q($s: string) { q(func: eq(fc.type, "person")) @filter(eq(tr.scope, $s) AND eq(tr.kind, "Facet")) @groupby(fc.value) { count(uid) } }`,
 		map[string]string{"$s": scopeID}, &r); err != nil {
 		return nil, err
 	}
-	var out []string
 	for _, q := range r.Q {
 		for _, g := range q.Groups {
 			if strings.TrimSpace(g.Value) != "" {

@@ -359,6 +359,7 @@ func (s *Store) RawSetBatch(ctx context.Context, objs []map[string]any) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 	}
+	defer s.cache.clear()
 	_, err = s.b.begin(ctx).commit(ctx, apiMutation(raw))
 	return err
 }

@@ -35,6 +35,10 @@ type Store struct {
 	seq        uint64
 	counterUID string
 
+	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
+	cache      *readCache
+	cacheBytes int
+
 	closeOnce sync.Once
 }
 
@@ -46,10 +50,15 @@ type Option func(*Store)
 // WithClock sets the clock that stamps records.
 func WithClock(c domain.Clock) Option { return func(s *Store) { s.now = c } }
 
+// WithReadCache sets the budget in bytes of the embedded engine's read cache of memories and
+// their recall contexts (DefaultReadCacheBytes unless set; 0 or less turns it off). A cluster
+// store never caches: other servers write the graph.
+func WithReadCache(bytes int) Option { return func(s *Store) { s.cacheBytes = bytes } }
+
 // Open connects to the store named by uri: file://PATH opens the embedded engine on PATH
 // (created if missing); dgraph://HOST:PORT[?sslmode=...&bearertoken=...] dials a cluster.
 func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now}
+	s := &Store{now: time.Now, cacheBytes: DefaultReadCacheBytes}
 	for _, o := range opts {
 		o(s)
 	}
@@ -68,6 +77,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 		s.b, s.embedded = b, true
+		s.cache = newReadCache(s.cacheBytes)
 	case "dgraph":
 		dg, err := openCluster(uri)
 		if err != nil {
@@ -123,6 +133,7 @@ func (s *Store) Close() error {
 func (s *Store) DropAll(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.cache.clear()
 	if err := s.b.dropAll(ctx); err != nil {
 		return err
 	}
@@ -266,6 +277,10 @@ type tx struct {
 	// request record carries them, so deleting a scope deletes the records of its requests.
 	scopes []string
 
+	// committed run after the commit, still under the store's write lock, with the uids of the
+	// blank nodes.
+	committed []func(uids map[string]string)
+
 	// The event counter as read at the start of a cluster transaction.
 	counterRead bool
 	counterVal  uint64
@@ -294,6 +309,9 @@ func (t *tx) inScope(ids ...string) {
 	}
 }
 func (t *tx) del(obj map[string]any) { t.dels = append(t.dels, obj) }
+
+// onCommit runs fn once the unit is committed.
+func (t *tx) onCommit(fn func(uids map[string]string)) { t.committed = append(t.committed, fn) }
 func (t *tx) emit(evs ...*domain.Event) {
 	t.events = append(t.events, evs...)
 }
@@ -468,6 +486,10 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		return zero, wrapErr(err)
 	}
 	committed = true
+	s.cache.written(t.sets, t.dels)
+	for _, fn := range t.committed {
+		fn(uids)
+	}
 	if s.embedded && len(t.events) > 0 {
 		s.seq = t.events[len(t.events)-1].Seq
 		if s.counterUID == "" {
@@ -541,6 +563,7 @@ func (s *Store) RawSet(ctx context.Context, obj map[string]any) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 	}
+	defer s.cache.clear()
 	u := s.b.begin(ctx)
 	_, err = u.commit(ctx, &api.Mutation{SetJson: raw, CommitNow: true})
 	return err

@@ -1,0 +1,426 @@
+package graph
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// readCache keeps decoded memories, their recall contexts and scopes' persons in memory, so a
+// search does not read a hundred memories from the engine for every query. It is used by the
+// embedded engine only, where this Store is the one writer of the graph. Every commit of the
+// store tells the cache what it wrote (writeOnce calls written):
+//
+//   - a memory's scalar predicates (salience, tier, counts, …) are patched into its cached node,
+//     so the re-scoring and access writes that follow every store and search keep it cached;
+//   - a memory's tags (a list: a set adds to it) or a delete naming it drop it;
+//   - an edge written from or to a memory drops its recall context (episodes, neighbours);
+//   - a delete of a whole predicate or node (a nil value) may change edges seen from nodes it
+//     does not name, so it drops everything, as do the writes that bypass the rules of the store
+//     (raw sets, imports, DropAll);
+//   - a facet written drops the persons lists.
+//
+// A new memory is cached as its insert commits. A cluster has other writers, so there the cache
+// is off.
+//
+// Consistency: a reader takes the cache's epoch before it reads the engine, and its answer may
+// fill the cache only when no commit since that epoch wrote the node: commits bump the epoch
+// after they are visible and leave a tombstone per written node, kept while a reader that began
+// before it is in flight. Patches apply under the cache's lock to the value of the last commit,
+// so a value in the cache is never older than the last commit that finished before the reader
+// began.
+type readCache struct {
+	mu      sync.Mutex
+	epoch   uint64
+	cleared uint64 // epoch of the last clear: older readers fill nothing
+	facets  uint64 // epoch of the last write of a facet: older persons lists fill nothing
+	// dead holds the epoch at which each recently written uid was written.
+	dead     map[string]uint64
+	inflight map[uint64]int
+
+	budget, used int
+	mems         map[string]*cachedMemory // by memory id
+	ctxs         map[string]*cachedContext
+	uids         map[string]string // uid → memory id, for invalidation
+	persons      map[string][]string
+}
+
+type cachedMemory struct {
+	uid  string
+	node memNode
+	doc  memDoc
+	m    *domain.Memory // node.build(doc)
+	size int
+}
+
+type cachedContext struct {
+	uid   string
+	kind  string
+	scope string
+	ctx   *domain.MemoryContext
+	size  int
+}
+
+// DefaultReadCacheBytes is the read cache's default budget (approximate bytes of memories and
+// contexts held).
+const DefaultReadCacheBytes = 64 << 20
+
+func newReadCache(budget int) *readCache {
+	if budget <= 0 {
+		return nil
+	}
+	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
+		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, uids: map[string]string{},
+		persons: map[string][]string{}}
+}
+
+// begin starts a read; the epoch it returns is passed to the fills and to end.
+func (c *readCache) begin() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight[c.epoch]++
+	return c.epoch
+}
+
+func (c *readCache) end(e uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inflight[e]--; c.inflight[e] <= 0 {
+		delete(c.inflight, e)
+	}
+	switch {
+	case len(c.inflight) == 0:
+		if len(c.dead) > 0 {
+			c.dead = map[string]uint64{}
+		}
+	case len(c.dead) > 4096:
+		oldest := c.epoch
+		for x := range c.inflight {
+			oldest = min(oldest, x)
+		}
+		for uid, at := range c.dead {
+			if at <= oldest {
+				delete(c.dead, uid)
+			}
+		}
+	}
+}
+
+// fresh reports whether a value of uid read by a reader of epoch e may be kept. Under c.mu.
+func (c *readCache) fresh(e uint64, uid string) bool {
+	return e >= c.cleared && c.dead[uid] <= e
+}
+
+// memories returns the cached memories among ids (copies) and the ids it does not hold.
+func (c *readCache) memories(ids []string) (map[string]*domain.Memory, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hit := make(map[string]*domain.Memory, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if cm := c.mems[id]; cm != nil {
+			hit[id] = cm.m.Clone()
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return hit, miss
+}
+
+func (c *readCache) fillMemory(e uint64, n *memNode) {
+	d, err := n.doc()
+	if err != nil {
+		return
+	}
+	m := n.build(d)
+	size := 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(e, n.UID) || size > c.budget/16 {
+		return
+	}
+	c.makeRoom(size)
+	if old := c.mems[m.ID]; old != nil {
+		c.used -= old.size
+	}
+	c.mems[m.ID] = &cachedMemory{uid: n.UID, node: *n, doc: d, m: m, size: size}
+	c.uids[n.UID] = m.ID
+	c.used += size
+}
+
+// stored caches a memory its writer has just created (under the store's write lock, after the
+// commit): no reader can hold an older value of a node that did not exist.
+func (c *readCache) stored(uid string, m *domain.Memory) {
+	// The value cached is the one a read would decode: the written predicates through the
+	// read's codec.
+	obj, err := memoryJSON(uid, m, true)
+	if err != nil {
+		return
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return
+	}
+	var n memNode
+	if err := decode(raw, &n); err != nil {
+		return
+	}
+	c.mu.Lock()
+	e := c.epoch
+	c.mu.Unlock()
+	c.fillMemory(e, &n)
+	c.fillContext(e, m.ID, &cachedContext{uid: uid, kind: kindMemory, scope: m.ScopeID, ctx: &domain.MemoryContext{}})
+}
+
+// contexts returns the cached recall contexts among ids and the ids it does not hold.
+func (c *readCache) contexts(ids []string) (map[string]*cachedContext, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hit := make(map[string]*cachedContext, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if cc := c.ctxs[id]; cc != nil {
+			hit[id] = cc
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return hit, miss
+}
+
+func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
+	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(e, cc.uid) {
+		return
+	}
+	c.makeRoom(cc.size)
+	if old := c.ctxs[id]; old != nil {
+		c.used -= old.size
+	}
+	c.ctxs[id] = cc
+	c.uids[cc.uid] = id
+	c.used += cc.size
+}
+
+func (c *readCache) scopePersons(scopeID string) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.persons[scopeID]
+	return p, ok
+}
+
+func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e < c.cleared || e < c.facets {
+		return
+	}
+	if len(c.persons) > 4096 {
+		c.persons = map[string][]string{}
+	}
+	c.persons[scopeID] = names
+}
+
+// makeRoom evicts arbitrary entries until size more fits the budget. Under c.mu.
+func (c *readCache) makeRoom(size int) {
+	for c.used+size > c.budget && (len(c.mems) > 0 || len(c.ctxs) > 0) {
+		for id, cm := range c.mems {
+			c.dropLocked(id, cm.uid)
+			break
+		}
+		for id, cc := range c.ctxs {
+			c.dropLocked(id, cc.uid)
+			break
+		}
+	}
+}
+
+func (c *readCache) dropLocked(id, uid string) {
+	if cm := c.mems[id]; cm != nil {
+		c.used -= cm.size
+		delete(c.mems, id)
+	}
+	if cc := c.ctxs[id]; cc != nil {
+		c.used -= cc.size
+		delete(c.ctxs, id)
+	}
+	delete(c.uids, uid)
+}
+
+// memScalars are the predicates of a memory node a read decodes that hold one value: a set
+// replaces them, so a cached node takes the written value.
+var memScalars = map[string]bool{"tr.kind": true, "tr.id": true, "tr.scope": true, "mem.content": true,
+	"mem.kind": true, "mem.tier": true, "mem.occurredAt": true, "mem.salience": true, "mem.claimed": true,
+	"mem.accessCount": true, "mem.lastAccessedAt": true, "mem.state": true, "mem.version": true, "mem.doc": true}
+
+// written brings the cache up to a committed write (see readCache): sets and dels are the
+// objects of its mutation.
+func (c *readCache) written(sets, dels []map[string]any) {
+	if c == nil {
+		return
+	}
+	type change struct {
+		patch   map[string]any // scalar predicates set on the node
+		dropMem bool
+		dropCtx bool
+	}
+	changes := map[string]*change{}
+	at := func(uid any) *change {
+		s, ok := uid.(string)
+		if !ok || !strings.HasPrefix(s, "0x") {
+			return nil
+		}
+		ch := changes[s]
+		if ch == nil {
+			ch = &change{}
+			changes[s] = ch
+		}
+		return ch
+	}
+	clearAll, facets := false, false
+	var node func(o map[string]any, del, target bool)
+	edges := func(v any, del bool) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			node(x, del, true)
+		case []map[string]any:
+			for _, m := range x {
+				node(m, del, true)
+			}
+		case []any:
+			isEdge := false
+			for _, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					node(m, del, true)
+					isEdge = true
+				}
+			}
+			return isEdge
+		default:
+			return false
+		}
+		return true
+	}
+	node = func(o map[string]any, del, target bool) {
+		ch := at(o["uid"])
+		if ch != nil && (del || target) {
+			ch.dropCtx = true
+		}
+		for k, v := range o {
+			if k == "uid" || strings.Contains(k, "|") {
+				continue // facets belong to the edge, which drops both ends' contexts
+			}
+			if strings.HasPrefix(k, "fc.") {
+				facets = true
+			}
+			if del && v == nil {
+				clearAll = true
+			}
+			if edges(v, del) {
+				if ch != nil {
+					ch.dropCtx = true
+				}
+				continue
+			}
+			if ch == nil {
+				continue
+			}
+			switch {
+			case del:
+				ch.dropMem, ch.dropCtx = true, true
+			case memScalars[k]:
+				if ch.patch == nil {
+					ch.patch = map[string]any{}
+				}
+				ch.patch[k] = v
+				if k == "tr.kind" || k == "tr.scope" || k == "tr.id" {
+					ch.dropCtx = true
+				}
+			case k == "mem.tags":
+				ch.dropMem = true
+			}
+		}
+	}
+	for _, s := range sets {
+		node(s, false, false)
+	}
+	for _, d := range dels {
+		node(d, true, false)
+	}
+	if clearAll {
+		c.clear()
+		return
+	}
+	if len(changes) == 0 && !facets {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	if facets {
+		c.facets = c.epoch
+		c.persons = map[string][]string{}
+	}
+	for uid, ch := range changes {
+		if len(c.inflight) > 0 {
+			c.dead[uid] = c.epoch
+		}
+		id, ok := c.uids[uid]
+		if !ok {
+			continue
+		}
+		if cm := c.mems[id]; cm != nil && (ch.dropMem || ch.patch != nil) {
+			if ch.dropMem || !c.patchLocked(cm, ch.patch) {
+				c.used -= cm.size
+				delete(c.mems, id)
+			}
+		}
+		if cc := c.ctxs[id]; cc != nil && ch.dropCtx {
+			c.used -= cc.size
+			delete(c.ctxs, id)
+		}
+		if c.mems[id] == nil && c.ctxs[id] == nil {
+			delete(c.uids, uid)
+		}
+	}
+}
+
+// patchLocked sets scalar predicates of a cached node; false when the node cannot take them.
+func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		return false
+	}
+	n := cm.node
+	if err := decode(raw, &n); err != nil {
+		return false
+	}
+	d := cm.doc
+	if _, ok := patch["mem.doc"]; ok {
+		if d, err = n.doc(); err != nil {
+			return false
+		}
+	}
+	cm.node, cm.doc, cm.m = n, d, n.build(d)
+	return true
+}
+
+// clear drops everything and refuses the fills of reads begun before it.
+func (c *readCache) clear() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	c.cleared = c.epoch
+	c.facets = c.epoch
+	c.dead = map[string]uint64{}
+	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
+	c.persons = map[string][]string{}
+	c.used = 0
+}

@@ -1,0 +1,370 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+func cacheNode(uid, id string) *memNode {
+	return &memNode{UID: uid, ID: id, NodeKind: kindMemory, Content: "c", Salience: 0.5, Doc: `{"metadata":{"n":{"k":"v"}}}`}
+}
+
+// A read that began before a commit wrote its node may not fill the cache; one that began after
+// may. Deleting a whole predicate drops everything and refuses older reads' fills.
+func TestReadCacheProtocol(t *testing.T) {
+	c := newReadCache(1 << 20)
+	e := c.begin()
+	c.written([]map[string]any{{"uid": "0x1", "mem.salience": 0.5}}, nil)
+	c.fillMemory(e, cacheNode("0x1", "a"))
+	c.end(e)
+	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+		t.Fatal("a read begun before the commit that wrote its node filled the cache")
+	}
+	e = c.begin()
+	c.fillMemory(e, cacheNode("0x1", "a"))
+	c.end(e)
+	hit, miss := c.memories([]string{"a", "b"})
+	if len(hit) != 1 || len(miss) != 1 || miss[0] != "b" {
+		t.Fatalf("hits %v, misses %v; want a cached and b missing", hit, miss)
+	}
+	// Callers get copies: changing one changes nothing cached.
+	hit["a"].Metadata["n"].(map[string]any)["k"] = "changed"
+	if again, _ := c.memories([]string{"a"}); again["a"].Metadata["n"].(map[string]any)["k"] != "v" {
+		t.Fatal("a caller's change to nested metadata reached the cache")
+	}
+	// A new node's edge to a cached node drops the cached node's context.
+	e = c.begin()
+	c.fillContext(e, "a", &cachedContext{uid: "0x1", kind: kindMemory, scope: "s", ctx: &domain.MemoryContext{}})
+	c.end(e)
+	c.written([]map[string]any{{"uid": "_:ep", "ep.items": []map[string]any{{"uid": "0x1"}}}}, nil)
+	if ctxs, _ := c.contexts([]string{"a"}); len(ctxs) != 0 {
+		t.Fatal("an episode written with a cached memory as item left the memory's context cached")
+	}
+	// Fill a, then a delete of a whole predicate of another node clears it.
+	e = c.begin()
+	c.fillMemory(e, cacheNode("0x1", "a"))
+	old := c.begin()
+	c.written(nil, []map[string]any{{"uid": "0x9", "ep.items": nil}})
+	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+		t.Fatal("a wildcard delete left the cache filled")
+	}
+	c.fillMemory(old, cacheNode("0x1", "a"))
+	c.end(old)
+	c.end(e)
+	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+		t.Fatal("a read begun before a clear filled the cache")
+	}
+	// Scalar writes patch the cached node and keep its context; a tag, an edge or a delete
+	// naming it does not.
+	e = c.begin()
+	c.fillMemory(e, cacheNode("0x1", "a"))
+	c.fillContext(e, "a", &cachedContext{uid: "0x1", kind: kindMemory, scope: "s", ctx: &domain.MemoryContext{Episodes: []string{"ep"}}})
+	c.end(e)
+	c.written([]map[string]any{{"uid": "0x1", "mem.salience": 0.875, "mem.version": 7, "mem.score": "x",
+		"mem.lastAccessedAt": "2025-03-04T05:06:07.5Z"}}, nil)
+	hit, _ = c.memories([]string{"a"})
+	ctxs, _ := c.contexts([]string{"a"})
+	if m := hit["a"]; m == nil || m.Salience != 0.875 || m.Version != 7 || m.LastAccessedAt == nil ||
+		!m.LastAccessedAt.Equal(time.Date(2025, 3, 4, 5, 6, 7, 5e8, time.UTC)) || m.Metadata["n"] == nil || len(ctxs) != 1 {
+		t.Fatalf("after a scalar write: memory %+v, contexts %v", m, ctxs)
+	}
+	c.written([]map[string]any{{"uid": "0x1", "mem.doc": `{"metadata":{"x":1}}`}}, nil)
+	if hit, _ = c.memories([]string{"a"}); hit["a"] == nil || hit["a"].Metadata["x"] != 1.0 || hit["a"].Metadata["n"] != nil {
+		t.Fatalf("after a document write: %+v", hit["a"])
+	}
+	c.written([]map[string]any{{"uid": "0x2", "assoc.temporal": map[string]any{"uid": "0x1", "assoc.temporal|strength": 0.5}}}, nil)
+	if hit, _ = c.memories([]string{"a"}); len(hit) != 1 {
+		t.Fatal("an edge to a cached memory dropped the memory, whose predicates did not change")
+	}
+	if ctxs, _ = c.contexts([]string{"a"}); len(ctxs) != 0 {
+		t.Fatal("an edge to a cached memory left its context cached")
+	}
+	c.written([]map[string]any{{"uid": "0x1", "mem.tags": []string{"t"}}}, nil)
+	if hit, _ = c.memories([]string{"a"}); len(hit) != 0 {
+		t.Fatal("a tag added to a cached memory left it cached")
+	}
+	e = c.begin()
+	c.fillMemory(e, cacheNode("0x1", "a"))
+	c.end(e)
+	c.written(nil, []map[string]any{{"uid": "0x1", "mem.claimed": true}})
+	if hit, _ = c.memories([]string{"a"}); len(hit) != 0 {
+		t.Fatal("a delete naming a cached memory left it cached")
+	}
+
+	// Persons: a facet write refuses older lists.
+	e = c.begin()
+	c.written([]map[string]any{{"uid": "_:f", "fc.type": "person", "fc.value": "Ann"}}, nil)
+	c.fillPersons(e, "s", []string{"Bob"})
+	c.end(e)
+	if _, ok := c.scopePersons("s"); ok {
+		t.Fatal("a persons list read before a facet write was kept")
+	}
+	e = c.begin()
+	c.fillPersons(e, "s", []string{"Ann"})
+	c.end(e)
+	if p, ok := c.scopePersons("s"); !ok || len(p) != 1 {
+		t.Fatalf("persons %v, %v after a fresh fill", p, ok)
+	}
+	if len(c.dead) != 0 || len(c.inflight) != 0 {
+		t.Fatalf("%d tombstones and %d reads in flight left with no reader", len(c.dead), len(c.inflight))
+	}
+}
+
+// The budget holds: filling far more than it evicts.
+func TestReadCacheBudget(t *testing.T) {
+	c := newReadCache(64 << 10)
+	e := c.begin()
+	for i := range 5000 {
+		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", i+1), fmt.Sprint(i)))
+	}
+	c.end(e)
+	if c.used > c.budget || len(c.mems) == 0 || len(c.mems) >= 5000 || len(c.uids) != len(c.mems) {
+		t.Fatalf("used %d of %d with %d memories and %d uids", c.used, c.budget, len(c.mems), len(c.uids))
+	}
+}
+
+func openCacheStore(t *testing.T) (*Store, *domain.Scope) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	scope := &domain.Scope{ID: domain.NewID(), Name: "cache", CreatedAt: at}
+	scope.AgentKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyAgentKernel, UpdatedAt: at}
+	scope.WorldKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyWorldKernel, UpdatedAt: at}
+	if _, err := s.CreateScope(ctx, domain.Request{}, scope, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, scope
+}
+
+func cacheMemories(t *testing.T, s *Store, scope *domain.Scope, n int) []*domain.Memory {
+	t.Helper()
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	var ms []*domain.Memory
+	for i := range n {
+		ms = append(ms, &domain.Memory{ID: domain.NewID(), ScopeID: scope.ID, Content: fmt.Sprintf("memory %d", i),
+			Kind: domain.KindEpisodic, Tier: domain.TierActiveContext, SuggestedTier: domain.TierActiveContext,
+			OccurredAt: at, CreatedAt: at, UpdatedAt: at, Salience: 0.5, State: domain.StateActive, Version: 1,
+			Metadata: map[string]any{"speaker": "Ann"}})
+	}
+	if _, err := s.InsertMemories(context.Background(), domain.Request{}, ms, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// Every kind of write the store makes is seen by the next read of a cached memory or context:
+// updates, score changes, associations, raw writes.
+func TestReadCacheSeesEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openCacheStore(t)
+	if s.cache == nil {
+		t.Fatal("the embedded store has no read cache")
+	}
+	ms := cacheMemories(t, s, scope, 3)
+	ids := []string{ms[0].ID, ms[1].ID, ms[2].ID}
+	read := func() map[string]*domain.Memory {
+		t.Helper()
+		got, err := s.Memories(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*domain.Memory{}
+		for _, m := range got {
+			out[m.ID] = m
+		}
+		return out
+	}
+	read()
+	if hit, _ := s.cache.memories(ids); len(hit) != 3 {
+		t.Fatalf("%d of 3 memories cached after a read", len(hit))
+	}
+	if _, err := s.UpdateMemory(ctx, domain.Request{}, ms[0].ID, func(m *domain.Memory) ([]*domain.Event, error) {
+		m.Claimed, m.Tier = true, domain.TierIdentityCore
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if m := read()[ms[0].ID]; !m.Claimed || m.Tier != domain.TierIdentityCore {
+		t.Fatalf("after an update the cached read says claimed=%v tier=%s", m.Claimed, m.Tier)
+	}
+	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	pot, rec := 0.1, 0.1
+	if _, err := s.Apply(ctx, nil, &domain.Changes{Scores: []domain.ScoreUpdate{{MemoryID: ms[1].ID, Salience: 0.125,
+		Tier: domain.TierActiveContext, Potential: &pot, Recency: &rec, ScoredAt: &at}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := read()[ms[1].ID]; m.Salience != 0.125 {
+		t.Fatalf("after a score change the cached read says salience %v", m.Salience)
+	}
+	// Contexts: a temporal association shows from both ends.
+	if _, err := s.MemoryContexts(ctx, scope.ID, ids); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Associate(ctx, domain.Request{}, ms[1].ID, ms[2].ID, domain.AssocTemporal,
+		func(cur *domain.Association, src, dst *domain.Memory) (*domain.Association, []*domain.Event, error) {
+			return &domain.Association{SourceID: src.ID, TargetID: dst.ID, ScopeID: scope.ID, Type: domain.AssocTemporal,
+				Strength: 0.75, UpdatedAt: at}, nil, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	mc, err := s.MemoryContexts(ctx, scope.ID, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]int{{1, 2}, {2, 1}} {
+		c := mc[ids[pair[0]]]
+		if c == nil || len(c.Temporal) != 1 || c.Temporal[0].ID != ids[pair[1]] || c.Temporal[0].Strength != 0.75 {
+			t.Fatalf("context of memory %d after an association: %+v", pair[0], c)
+		}
+	}
+	if other, err := s.MemoryContexts(ctx, domain.NewID(), ids); err != nil || len(other) != 0 {
+		t.Fatalf("contexts asked in another scope: %v, %v", other, err)
+	}
+	// A raw write, outside the rules, drops the cache.
+	read()
+	var r struct {
+		Q []struct{ UID string } `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: eq(tr.id, "`+ms[2].ID+`")) { uid } }`, nil, &r); err != nil || len(r.Q) != 1 {
+		t.Fatal(r, err)
+	}
+	if err := s.RawSet(ctx, map[string]any{"uid": r.Q[0].UID, "mem.content": "rewritten"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := read()[ms[2].ID]; m.Content != "rewritten" {
+		t.Fatalf("after a raw write the cached read says %q", m.Content)
+	}
+}
+
+// Readers racing a writer never see a version go back, and once the writer is done every reader
+// sees its last write.
+func TestReadCacheUnderConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openCacheStore(t)
+	ms := cacheMemories(t, s, scope, 4)
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	const writes = 60
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		for i := range writes {
+			id := ids[i%len(ids)]
+			if _, err := s.UpdateMemory(ctx, domain.Request{}, id, func(m *domain.Memory) ([]*domain.Event, error) {
+				m.Content = fmt.Sprintf("write %d", i)
+				return nil, nil
+			}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := map[string]int64{}
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				got, err := s.Memories(ctx, ids)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, m := range got {
+					if m.Version < last[m.ID] {
+						errs <- fmt.Errorf("memory %s went back from version %d to %d", m.ID, last[m.ID], m.Version)
+						return
+					}
+					last[m.ID] = m.Version
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got, err := s.Memories(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range got {
+		want := fmt.Sprintf("write %d", writes-len(ids)+i)
+		if m.Content != want || m.Version != int64(1+writes/len(ids)) {
+			t.Fatalf("memory %d after the writes: %q version %d, want %q version %d", i, m.Content, m.Version, want, 1+writes/len(ids))
+		}
+	}
+}
+
+// What a store caches on insert is exactly what a read of the graph decodes.
+func TestReadCacheStoredEqualsRead(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openCacheStore(t)
+	at := time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))
+	claimed := at.Add(time.Hour)
+	m := &domain.Memory{ID: domain.NewID(), ScopeID: scope.ID, Content: "ünïcode \"quoted\" <x> _:b .",
+		Kind: domain.KindSemantic, Tier: domain.TierLongTerm, SuggestedTier: domain.TierActiveContext,
+		Tags: []string{"zeta", "alpha", "Mid"}, OccurredAt: at, CreatedAt: at, UpdatedAt: at, Salience: 0.3,
+		Importance: 0.7, Claimed: true, ClaimedAt: &claimed, State: domain.StateActive, Version: 1, SessionID: "s1",
+		Metadata: map[string]any{"n": 3, "nested": map[string]any{"list": []any{1, "two"}}, "f": 0.5}}
+	if _, err := s.InsertMemories(ctx, domain.Request{}, []*domain.Memory{m}, nil); err != nil {
+		t.Fatal(err)
+	}
+	hit, _ := s.cache.memories([]string{m.ID})
+	cached := hit[m.ID]
+	if cached == nil {
+		t.Fatal("an inserted memory is not cached")
+	}
+	s.cache.clear()
+	fromGraph, err := s.Memory(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cached, fromGraph) {
+		t.Fatalf("cached on insert:\n%#v\nread from the graph:\n%#v", cached, fromGraph)
+	}
+	ctxs, err := s.MemoryContexts(ctx, scope.ID, []string{m.ID})
+	if err != nil || ctxs[m.ID] == nil || len(ctxs[m.ID].Episodes)+len(ctxs[m.ID].Temporal) != 0 {
+		t.Fatalf("context of a new memory: %+v, %v", ctxs[m.ID], err)
+	}
+}
+
+// A cluster store never caches: other servers write the graph.
+func TestClusterStoreHasNoReadCache(t *testing.T) {
+	uri := os.Getenv("TOTALRECALL_TEST_DGRAPH")
+	if uri == "" {
+		t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
+	}
+	s, err := Open(context.Background(), uri)
+	if err != nil {
+		t.Fatalf("cluster %s configured but unreachable: %v", uri, err)
+	}
+	defer s.Close()
+	if s.cache != nil {
+		t.Fatal("a cluster store has a read cache")
+	}
+}
