@@ -232,7 +232,7 @@ func BenchmarkSearch(b *testing.B) {
 				scope.SetField(FieldScope)
 				match := query.NewMatchQuery(qs[k].Text)
 				match.SetField(FieldContent)
-				res, err := raw.SearchInContext(ctx, newRequest(query.NewConjunctionQuery([]query.Query{scope, match}), qs[k].Limit))
+				res, err := raw.SearchInContext(ctx, scoreRequest(query.NewConjunctionQuery([]query.Query{scope, match}), qs[k].Limit))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -256,7 +256,7 @@ func BenchmarkSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 				if q != nil {
-					res, err := raw.SearchInContext(ctx, newRequest(q, qs[k].Limit))
+					res, err := raw.SearchInContext(ctx, scoreRequest(q, qs[k].Limit))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -767,5 +768,26 @@ func TestUnreadableIndexRebuilds(t *testing.T) {
 	put(t, idx, doc("b", "s", "compass"))
 	if got, want := find(t, idx, "s", "compass", domain.MemoryFilter{}), []string{"b"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// Hits of equal score come in id order, whatever order the index holds them in.
+func TestTiesInIDOrder(t *testing.T) {
+	idx := openIndex(t)
+	for _, k := range rand.New(rand.NewSource(3)).Perm(40) {
+		put(t, idx, doc(fmt.Sprintf("%02d", k), "s", "lamp"))
+	}
+	for _, limit := range []int{1, 5, 12, 40} {
+		hits, err := idx.Search(context.Background(), domain.IndexQuery{ScopeID: "s", Text: "lamp", Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for k := range limit {
+			want = append(want, fmt.Sprintf("%02d", k))
+		}
+		if got := ids(hits); !slices.Equal(got, want) {
+			t.Fatalf("limit %d: %v, want %v", limit, got, want)
+		}
 	}
 }
