@@ -88,3 +88,23 @@ func TestServeMaxContentBytesOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// --cache-mb takes a whole number of MiB; 0 turns the cache off, and anything else is refused
+// before the store opens.
+func TestCacheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"0", -1}, {"1", 1 << 20}, {"256", 256 << 20}} {
+		var c cacheFlag
+		if err := c.Set(tc.in); err != nil || c.bytes != tc.want {
+			t.Fatalf("--cache-mb %s: %d, %v; want %d", tc.in, c.bytes, err, tc.want)
+		}
+	}
+	for _, v := range []string{"-1", "x", "1.5", "", "1048577"} {
+		err := run([]string{"serve", "--store", "file://" + t.TempDir(), "--addr", "127.0.0.1:0", "--cache-mb", v}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--cache-mb") {
+			t.Fatalf("serve --cache-mb %q: %v, want an error naming the flag", v, err)
+		}
+	}
+}

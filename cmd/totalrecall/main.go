@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -31,6 +32,7 @@ const usage = `totalrecall — a graph-native memory server for minds
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
                       [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
+                      [--cache-mb 64]                 read cache of memories, embedded store (0: off)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
@@ -126,11 +128,45 @@ type storeFlags struct {
 	digest digestSchedule
 	// mnemonic names the models of ingest, analysis and hybrid search (mnemonic.go).
 	mnemonic cortex.MnemonicConfig
+	// cache is the embedded engine's read cache budget.
+	cache cacheFlag
+}
+
+// cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
+// left unset it is graph.DefaultReadCacheBytes.
+type cacheFlag struct{ bytes int }
+
+func (c *cacheFlag) String() string {
+	if c.bytes == 0 {
+		return strconv.Itoa(graph.DefaultReadCacheBytes >> 20)
+	}
+	return strconv.Itoa(max(c.bytes, 0) >> 20)
+}
+
+func (c *cacheFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<20 {
+		return fmt.Errorf("--cache-mb %q: want a whole number of MiB, 0..1048576 (0 turns the cache off)", s)
+	}
+	c.bytes = n << 20
+	if n == 0 {
+		c.bytes = -1
+	}
+	return nil
+}
+
+// options are the store options the flags ask for.
+func (c cacheFlag) options() []graph.Option {
+	if c.bytes == 0 {
+		return nil
+	}
+	return []graph.Option{graph.WithReadCache(c.bytes)}
 }
 
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
+	fs.Var(&f.cache, "cache-mb", "read cache of memories and their contexts in MiB, embedded store only (0 turns it off)")
 }
 
 // paths returns the store URI to open and the index folder.
@@ -162,7 +198,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := graph.Open(ctx, uri)
+	st, err := graph.Open(ctx, uri, f.cache.options()...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
