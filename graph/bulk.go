@@ -15,9 +15,9 @@ func (s *Store) RawSetMany(ctx context.Context, objs []map[string]any) error {
 	if err != nil {
 		return err
 	}
-	defer s.cache.clear()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.cache.clear() // before the lock is released: a writer may read the cache under it
 	u := s.b.begin(ctx)
 	_, err = u.commit(ctx, &api.Mutation{SetJson: raw, CommitNow: true})
 	if err != nil {

@@ -450,6 +450,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 			return len(lines), err
 		}
 		s.seq, s.counterUID = seq, uid
+		s.published.Store(seq)
 	}
 	return len(lines), nil
 }
@@ -668,6 +669,7 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 	committed = true
 	if s.embedded {
 		s.seq = last
+		s.published.Store(last)
 		if s.counterUID == "" {
 			s.counterUID = uids["counter"]
 		}

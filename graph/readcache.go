@@ -396,6 +396,9 @@ func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
 		return false
 	}
 	n := cm.node
+	if _, ok := patch["mem.lastAccessedAt"]; ok {
+		n.LastAccessedAt = nil // decoded afresh, never written through the shared pointer
+	}
 	if err := decode(raw, &n); err != nil {
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/dgo/v250"
@@ -34,6 +35,8 @@ type Store struct {
 	// (guarded by mu).
 	seq        uint64
 	counterUID string
+	// published is seq once committed, read without the lock (LastSeq, embedded only).
+	published atomic.Uint64
 
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
@@ -118,6 +121,7 @@ func (s *Store) init(ctx context.Context) error {
 			return err
 		}
 		s.seq, s.counterUID = seq, uid
+		s.published.Store(seq)
 	}
 	return nil
 }
@@ -138,6 +142,7 @@ func (s *Store) DropAll(ctx context.Context) error {
 		return err
 	}
 	s.seq, s.counterUID = 0, ""
+	s.published.Store(0)
 	return s.b.alter(ctx, fullSchema())
 }
 
@@ -492,6 +497,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	}
 	if s.embedded && len(t.events) > 0 {
 		s.seq = t.events[len(t.events)-1].Seq
+		s.published.Store(s.seq)
 		if s.counterUID == "" {
 			s.counterUID = uids["counter"]
 		}
