@@ -130,7 +130,8 @@ func TestReadCacheBudget(t *testing.T) {
 	}
 }
 
-func openCacheStore(t *testing.T) (*Store, *domain.Scope) {
+// openScopeStore opens an embedded store on a fresh folder with one scope.
+func openScopeStore(t *testing.T) (*Store, *domain.Scope) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := Open(ctx, "file://"+t.TempDir())
@@ -139,7 +140,7 @@ func openCacheStore(t *testing.T) (*Store, *domain.Scope) {
 	}
 	t.Cleanup(func() { s.Close() })
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	scope := &domain.Scope{ID: domain.NewID(), Name: "cache", CreatedAt: at}
+	scope := &domain.Scope{ID: domain.NewID(), Name: "old", CreatedAt: at}
 	scope.AgentKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyAgentKernel, UpdatedAt: at}
 	scope.WorldKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyWorldKernel, UpdatedAt: at}
 	if _, err := s.CreateScope(ctx, domain.Request{}, scope, nil); err != nil {
@@ -168,7 +169,7 @@ func cacheMemories(t *testing.T, s *Store, scope *domain.Scope, n int) []*domain
 // updates, score changes, associations, raw writes.
 func TestReadCacheSeesEveryWrite(t *testing.T) {
 	ctx := context.Background()
-	s, scope := openCacheStore(t)
+	s, scope := openScopeStore(t)
 	if s.cache == nil {
 		t.Fatal("the embedded store has no read cache")
 	}
@@ -252,7 +253,7 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 // sees its last write.
 func TestReadCacheUnderConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
-	s, scope := openCacheStore(t)
+	s, scope := openScopeStore(t)
 	ms := cacheMemories(t, s, scope, 4)
 	ids := make([]string, len(ms))
 	for i, m := range ms {
@@ -323,7 +324,7 @@ func TestReadCacheUnderConcurrentWrites(t *testing.T) {
 // What a store caches on insert is exactly what a read of the graph decodes.
 func TestReadCacheStoredEqualsRead(t *testing.T) {
 	ctx := context.Background()
-	s, scope := openCacheStore(t)
+	s, scope := openScopeStore(t)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))
 	claimed := at.Add(time.Hour)
 	m := &domain.Memory{ID: domain.NewID(), ScopeID: scope.ID, Content: "ünïcode \"quoted\" <x> _:b .",

@@ -13,19 +13,8 @@ import (
 // the key with the memory.
 func TestSweepListsByScopeTier(t *testing.T) {
 	ctx := context.Background()
-	uri := "file://" + t.TempDir()
-	s, err := Open(ctx, uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, scope := openScopeStore(t)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	scope := &domain.Scope{ID: domain.NewID(), Name: "old", CreatedAt: at}
-	scope.AgentKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyAgentKernel, UpdatedAt: at}
-	scope.WorldKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: scope.ID, Family: domain.FamilyWorldKernel, UpdatedAt: at}
-	if _, err := s.CreateScope(ctx, domain.Request{}, scope, nil); err != nil {
-		t.Fatal(err)
-	}
 	var ms []*domain.Memory
 	for i := range 7 {
 		tier := domain.TierLongTerm
