@@ -3,6 +3,7 @@ package cortex
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/salience"
@@ -21,6 +22,11 @@ const (
 	// idleCommit: a consumer that has had nothing to do for this many events still commits its
 	// watermark, so a restart does not re-read them.
 	idleCommit = 5000
+	// salienceGather is how long the Salience consumer waits for more events before it re-scores
+	// what arrived: each batch costs two reads and a write whatever its size, so under a stream
+	// of single stores it re-scores tens of memories per write instead of one. The Subconscious
+	// answers total recall advisories and does not wait.
+	salienceGather = 50 * time.Millisecond
 )
 
 // consumerState is where a living consumer is: the last event it has handled and the last
@@ -54,23 +60,24 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 	}
 	l.pos = map[string]*consumerState{consumerSalience: {}, consumerSubconscious: {}}
 	for _, cons := range []struct {
-		name string
-		fn   func(context.Context, []*domain.Event) error
+		name   string
+		fn     func(context.Context, []*domain.Event) error
+		gather time.Duration
 	}{
-		{consumerSalience, c.salienceBatch},
-		{consumerSubconscious, c.subconsciousBatch},
+		{consumerSalience, c.salienceBatch, salienceGather},
+		{consumerSubconscious, c.subconsciousBatch, 0},
 	} {
 		from, err := start(cons.name)
 		if err != nil {
 			return err
 		}
-		name, fn, pos := cons.name, cons.fn, l.pos[cons.name]
+		name, fn, gather, pos := cons.name, cons.fn, cons.gather, l.pos[cons.name]
 		pos.handled.Store(from)
 		pos.committed.Store(from)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			_ = c.log.Follow(bg, from, func(ctx context.Context, evs []*domain.Event) error {
+			_ = c.log.FollowGathering(bg, from, gather, func(ctx context.Context, evs []*domain.Event) error {
 				if err := fn(ctx, evs); err != nil {
 					if ctx.Err() == nil {
 						c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)

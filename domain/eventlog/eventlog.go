@@ -165,9 +165,27 @@ func (l *Log) after(ctx context.Context, seq uint64, max int) ([]*domain.Event, 
 // Follow calls fn with every batch of events after seq, in order, until ctx ends or fn fails.
 // A failed batch is retried after a pause, so a consumer never skips an event.
 func (l *Log) Follow(ctx context.Context, seq uint64, fn func(ctx context.Context, evs []*domain.Event) error) error {
+	return l.FollowGathering(ctx, seq, 0, fn)
+}
+
+// FollowGathering is Follow for a consumer whose work per batch costs more than its work per
+// event: when fewer events than a full batch are waiting, it waits up to gather for more before
+// it calls fn, so a stream of single writes is handled in a few batches rather than one each.
+func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Duration, fn func(ctx context.Context, evs []*domain.Event) error) error {
+	waited := false
 	for {
 		evs, ch, err := l.after(ctx, seq, fetchSize)
 		if err == nil && len(evs) > 0 {
+			if gather > 0 && !waited && len(evs) < fetchSize {
+				waited = true
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(gather):
+				}
+				continue
+			}
+			waited = false
 			if err = fn(ctx, evs); err == nil {
 				seq = evs[len(evs)-1].Seq
 				continue
