@@ -22,12 +22,18 @@ const (
 	// idleCommit: a consumer that has had nothing to do for this many events still commits its
 	// watermark, so a restart does not re-read them.
 	idleCommit = 5000
-	// salienceGather is how long the Salience consumer waits for more events before it re-scores
-	// what arrived: each batch costs two reads and a write whatever its size, so under a stream
-	// of single stores it re-scores tens of memories per write instead of one. The Subconscious
-	// answers total recall advisories and does not wait.
-	salienceGather = 50 * time.Millisecond
+	// gather is how long a living consumer waits for more events before it handles what
+	// arrived: each batch costs reads and a write whatever its size, so under a stream of single
+	// stores the Salience consumer re-scores tens of memories per write instead of one. The
+	// Subconscious waits only while all it has are stored memories: advisories and session ends
+	// are answered at once.
+	gather = 50 * time.Millisecond
 )
+
+// subconsciousUrgent reports the events the Subconscious answers without gathering more.
+func subconsciousUrgent(e *domain.Event) bool {
+	return e.Type != domain.EvMemoryStored && subconscious.Consumes(e.Type)
+}
 
 // consumerState is where a living consumer is: the last event it has handled and the last
 // watermark it committed.
@@ -62,22 +68,22 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 	for _, cons := range []struct {
 		name   string
 		fn     func(context.Context, []*domain.Event) error
-		gather time.Duration
+		urgent func(*domain.Event) bool
 	}{
-		{consumerSalience, c.salienceBatch, salienceGather},
-		{consumerSubconscious, c.subconsciousBatch, 0},
+		{consumerSalience, c.salienceBatch, nil},
+		{consumerSubconscious, c.subconsciousBatch, subconsciousUrgent},
 	} {
 		from, err := start(cons.name)
 		if err != nil {
 			return err
 		}
-		name, fn, gather, pos := cons.name, cons.fn, cons.gather, l.pos[cons.name]
+		name, fn, urgent, pos := cons.name, cons.fn, cons.urgent, l.pos[cons.name]
 		pos.handled.Store(from)
 		pos.committed.Store(from)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			_ = c.log.FollowGathering(bg, from, gather, func(ctx context.Context, evs []*domain.Event) error {
+			_ = c.log.FollowGathering(bg, from, gather, urgent, func(ctx context.Context, evs []*domain.Event) error {
 				if err := fn(ctx, evs); err != nil {
 					if ctx.Err() == nil {
 						c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)

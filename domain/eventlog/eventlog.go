@@ -6,6 +6,7 @@ package eventlog
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -165,18 +166,20 @@ func (l *Log) after(ctx context.Context, seq uint64, max int) ([]*domain.Event, 
 // Follow calls fn with every batch of events after seq, in order, until ctx ends or fn fails.
 // A failed batch is retried after a pause, so a consumer never skips an event.
 func (l *Log) Follow(ctx context.Context, seq uint64, fn func(ctx context.Context, evs []*domain.Event) error) error {
-	return l.FollowGathering(ctx, seq, 0, fn)
+	return l.FollowGathering(ctx, seq, 0, nil, fn)
 }
 
 // FollowGathering is Follow for a consumer whose work per batch costs more than its work per
 // event: when fewer events than a full batch are waiting, it waits up to gather for more before
 // it calls fn, so a stream of single writes is handled in a few batches rather than one each.
-func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Duration, fn func(ctx context.Context, evs []*domain.Event) error) error {
+// A batch holding an event urgent says is handed over at once.
+func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Duration, urgent func(*domain.Event) bool,
+	fn func(ctx context.Context, evs []*domain.Event) error) error {
 	waited := false
 	for {
 		evs, ch, err := l.after(ctx, seq, fetchSize)
 		if err == nil && len(evs) > 0 {
-			if gather > 0 && !waited && len(evs) < fetchSize {
+			if gather > 0 && !waited && len(evs) < fetchSize && !slices.ContainsFunc(evs, orNever(urgent)) {
 				waited = true
 				select {
 				case <-ctx.Done():
@@ -201,6 +204,13 @@ func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Durat
 		case <-time.After(l.poll):
 		}
 	}
+}
+
+func orNever(f func(*domain.Event) bool) func(*domain.Event) bool {
+	if f == nil {
+		return func(*domain.Event) bool { return false }
+	}
+	return f
 }
 
 // Subscribe streams the events after seq that keep returns true for. The channel closes when

@@ -43,10 +43,16 @@ func (m *memLog) LastSeq(context.Context) (uint64, error) {
 }
 
 // A gathering follower that wakes for one event waits for the ones that follow and takes them
-// in one batch; a plain follower takes the first event alone. Both see every event once, in
-// order.
+// in one batch; a plain follower, and a gathering one given an urgent event, take the first
+// event alone. All see every event once, in order.
 func TestFollowGathering(t *testing.T) {
-	for _, gather := range []time.Duration{0, time.Second} {
+	always := func(*domain.Event) bool { return true }
+	for _, tc := range []struct {
+		gather time.Duration
+		urgent func(*domain.Event) bool
+	}{{0, nil}, {time.Second, nil}, {time.Hour, always}} {
+		gather, urgent := tc.gather, tc.urgent
+		gathers := gather > 0 && urgent == nil
 		st := &memLog{}
 		l, err := Open(context.Background(), st, 10*time.Millisecond)
 		if err != nil {
@@ -57,7 +63,7 @@ func TestFollowGathering(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = l.FollowGathering(ctx, 0, gather, func(_ context.Context, evs []*domain.Event) error {
+			_ = l.FollowGathering(ctx, 0, gather, urgent, func(_ context.Context, evs []*domain.Event) error {
 				batches <- evs
 				return nil
 			})
@@ -65,7 +71,7 @@ func TestFollowGathering(t *testing.T) {
 		st.append(1)
 		l.Kick()
 		var first []*domain.Event
-		if gather == 0 {
+		if !gathers {
 			first = <-batches // delivered before anything else is written
 			st.append(4)
 			l.Kick()
@@ -92,10 +98,10 @@ func TestFollowGathering(t *testing.T) {
 		if len(all) != 5 {
 			t.Fatalf("gather %v: %d events, want 5", gather, len(all))
 		}
-		if gather == 0 && len(first) != 1 {
-			t.Fatalf("a plain follower's first batch held %d events, want the one written", len(first))
+		if !gathers && len(first) != 1 {
+			t.Fatalf("gather %v: the first batch held %d events, want the one written", gather, len(first))
 		}
-		if gather > 0 && len(first) != 5 {
+		if gathers && len(first) != 5 {
 			t.Fatalf("a gathering follower's first batch held %d events, want all 5", len(first))
 		}
 	}
