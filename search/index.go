@@ -42,8 +42,11 @@ type config struct {
 }
 
 // DefaultLinger is how long the writer waits for more queued documents before it writes a batch
-// that no caller waits for (see Queue).
-const DefaultLinger = 200 * time.Millisecond
+// that no caller waits for (see Queue). Longer batches make fewer, larger segments for Bleve's
+// merger to rewrite: under a stream of single stores, 1 s instead of 200 ms cut the merger's CPU
+// from 4.8 s to 1.7 s for 6,000 stores. A search that comes while documents wait writes them
+// first, at most DefaultMaxBatch at a time.
+const DefaultLinger = time.Second
 
 // WithLinger sets how long the writer may wait for more queued documents; 0 writes at once.
 func WithLinger(d time.Duration) Option {
