@@ -41,6 +41,14 @@ func SetMaxContentBytes(n int) error {
 	return nil
 }
 
+// CheckContentSize refuses content of field larger than the content size limit.
+func CheckContentSize(field, content string) error {
+	if len(content) > MaxContentBytes() {
+		return FieldErrorf(field, "is larger than the limit of %s", ContentLimitText())
+	}
+	return nil
+}
+
 // ContentLimitText names the content size limit for error messages: "1 MiB", "64 KiB" or
 // "1000 bytes".
 func ContentLimitText() string {

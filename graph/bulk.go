@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/dgraph-io/dgo/v250/protos/api"
 )
 
 // RawSetMany commits many JSON objects in one set-mutation, outside every rule of the store (no
@@ -15,13 +13,6 @@ func (s *Store) RawSetMany(ctx context.Context, objs []map[string]any) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.cache.clear() // before the lock is released: a writer may read the cache under it
-	u := s.b.begin(ctx)
-	_, err = u.commit(ctx, &api.Mutation{SetJson: raw, CommitNow: true})
-	if err != nil {
-		u.discard(ctx)
-	}
+	_, err = s.commitRaw(ctx, apiMutation(raw))
 	return err
 }

@@ -55,6 +55,15 @@ type memDoc struct {
 	SessionID     string         `json:"sessionId,omitempty"`
 }
 
+// nodeOf is the node a read decodes of m once written on uid with the document doc (see
+// memoryJSON): the same predicates, without the round trip through the engine.
+func nodeOf(uid string, m *domain.Memory, doc string) *memNode {
+	return &memNode{UID: uid, NodeKind: kindMemory, ID: m.ID, Scope: m.ScopeID, Content: m.Content,
+		Kind: string(m.Kind), Tier: string(m.Tier), Tags: slices.Clone(m.Tags), OccurredAt: m.OccurredAt,
+		Salience: m.Salience, Claimed: m.Claimed, AccessCount: m.AccessCount, LastAccessedAt: utcPtr(m.LastAccessedAt),
+		State: string(m.State), Version: m.Version, Doc: doc}
+}
+
 func (n *memNode) memory() (*domain.Memory, error) {
 	d, err := n.doc()
 	if err != nil {
@@ -89,6 +98,7 @@ func (n *memNode) build(d memDoc) *domain.Memory {
 	}
 	// The engine keeps a list predicate as a set in an order of its own: reads give it sorted.
 	slices.Sort(m.Tags)
+	m.Tags = slices.Compact(m.Tags)
 	if m.Metadata == nil {
 		m.Metadata = map[string]any{}
 	}

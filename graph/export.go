@@ -605,9 +605,9 @@ func (s *Store) appendImportedEvents(ctx context.Context, objs []map[string]any,
 }
 
 func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, lines []importLine, seqs *seqMap) (map[string]string, error) {
-	defer s.cache.clear()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.cache.clear() // imported nodes are written outside the rules the cache follows
 	u := s.b.begin(ctx)
 	committed := false
 	defer func() {
@@ -685,12 +685,5 @@ func (s *Store) rawCommit(ctx context.Context, objs []map[string]any) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	if s.embedded {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
-	defer s.cache.clear()
-	u := s.b.begin(ctx)
-	defer u.discard(ctx)
-	return u.commit(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
+	return s.commitRaw(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
 }

@@ -56,6 +56,7 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 			}
 		}
 		seen := make(map[string]bool, len(ms))
+		docs := make([]string, len(ms))
 		for i, m := range ms {
 			if seen[m.ID] {
 				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
@@ -67,6 +68,7 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 				return nil, err
 			}
 			t.set(obj)
+			docs[i] = obj["mem.doc"].(string)
 		}
 		t.emit(events...)
 		if s.cache != nil {
@@ -75,7 +77,7 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 			t.onCommit(func(uids map[string]string) {
 				for i, m := range ms {
 					if uid := uids[fmt.Sprintf("m%d", i)]; uid != "" {
-						s.cache.stored(uid, m)
+						s.cache.stored(nodeOf(uid, m, docs[i]))
 					}
 				}
 			})

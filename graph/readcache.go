@@ -152,26 +152,12 @@ func (c *readCache) fillMemory(e uint64, n *memNode) {
 
 // stored caches a memory its writer has just created (under the store's write lock, after the
 // commit): no reader can hold an older value of a node that did not exist.
-func (c *readCache) stored(uid string, m *domain.Memory) {
-	// The value cached is the one a read would decode: the written predicates through the
-	// read's codec.
-	obj, err := memoryJSON(uid, m, true)
-	if err != nil {
-		return
-	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return
-	}
-	var n memNode
-	if err := decode(raw, &n); err != nil {
-		return
-	}
+func (c *readCache) stored(n *memNode) {
 	c.mu.Lock()
 	e := c.epoch
 	c.mu.Unlock()
-	c.fillMemory(e, &n)
-	c.fillContext(e, m.ID, &cachedContext{uid: uid, kind: kindMemory, scope: m.ScopeID, ctx: &domain.MemoryContext{}})
+	c.fillMemory(e, n)
+	c.fillContext(e, n.ID, &cachedContext{uid: n.UID, kind: kindMemory, scope: n.Scope, ctx: &domain.MemoryContext{}})
 }
 
 // contexts returns the cached recall contexts among ids and the ids it does not hold.
@@ -251,11 +237,18 @@ func (c *readCache) dropLocked(id, uid string) {
 	delete(c.uids, uid)
 }
 
-// memScalars are the predicates of a memory node a read decodes that hold one value: a set
-// replaces them, so a cached node takes the written value.
-var memScalars = map[string]bool{"tr.kind": true, "tr.id": true, "tr.scope": true, "mem.content": true,
-	"mem.kind": true, "mem.tier": true, "mem.occurredAt": true, "mem.salience": true, "mem.claimed": true,
-	"mem.accessCount": true, "mem.lastAccessedAt": true, "mem.state": true, "mem.version": true, "mem.doc": true}
+// memScalars are the predicates of a memory node a read decodes (memFields, and the kind) that
+// hold one value: a set replaces them, so a cached node takes the written value. Derived from
+// memFields, so a predicate added there is patched too; mem.tags is a list (a set adds to it).
+var memScalars = func() map[string]bool {
+	m := map[string]bool{"tr.kind": true}
+	for _, p := range strings.Fields(memFields) {
+		if p != "uid" && p != "mem.tags" {
+			m[p] = true
+		}
+	}
+	return m
+}()
 
 // written brings the cache up to a committed write (see readCache): sets and dels are the
 // objects of its mutation.

@@ -347,19 +347,3 @@ func (s *Store) Lineage(ctx context.Context, id string) (*domain.Lineage, error)
 	}
 	return out, nil
 }
-
-// RawSetBatch commits JSON set-mutations as they are in one request, outside every rule of the
-// store (no events, no checks). For benchmark set-up only.
-func (s *Store) RawSetBatch(ctx context.Context, objs []map[string]any) error {
-	raw, err := json.Marshal(objs)
-	if err != nil {
-		return err
-	}
-	if s.embedded {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
-	defer s.cache.clear()
-	_, err = s.b.begin(ctx).commit(ctx, apiMutation(raw))
-	return err
-}

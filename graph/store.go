@@ -565,14 +565,20 @@ func (s *Store) RawSet(ctx context.Context, obj map[string]any) error {
 	if err != nil {
 		return err
 	}
-	if s.embedded {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
+	_, err = s.commitRaw(ctx, apiMutation(raw))
+	return err
+}
+
+// commitRaw commits one mutation outside every rule of the store (no events, no checks) and
+// returns the uids of its blank nodes. Every raw write goes through it: it takes the write lock
+// and, since it cannot say what it changed, empties the read cache before it lets go.
+func (s *Store) commitRaw(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	defer s.cache.clear()
 	u := s.b.begin(ctx)
-	_, err = u.commit(ctx, &api.Mutation{SetJson: raw, CommitNow: true})
-	return err
+	defer u.discard(ctx)
+	return u.commit(ctx, mu)
 }
 
 // RawQuery runs one read-only DQL query as it is; the raw baseline of a point query.

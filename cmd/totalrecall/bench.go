@@ -268,18 +268,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	// The living memory re-scores every stored memory after the fact: searches are measured
 	// once it has caught up, as raw Bleve's are on an idle index.
 	settleStart := time.Now()
-	for {
-		sal, sub := cx.LivingPosition()
-		head := cx.Log().Head()
-		if sal >= head && sub >= head {
-			break
-		}
-		if time.Since(settleStart) > 15*time.Minute {
-			return nil, fmt.Errorf("the living consumers did not catch up in 15 minutes (%d, %d of %d)", sal, sub, head)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	f.settle = time.Since(settleStart)
+	f.settle = waitConsumers(cx).Sub(settleStart)
 
 	// search latency at the corpus size, beside raw Bleve over the same texts
 	qs := make([]string, o.queries)

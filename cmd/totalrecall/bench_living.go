@@ -287,19 +287,21 @@ func benchLiving(args []string, stdout io.Writer) error {
 }
 
 // waitConsumers waits until the living memory's consumers have handled the whole log (their own
-// events included): measurements do not compete with a backlog.
-func waitConsumers(cx *cortex.Cortex) {
+// events included) and the log has stayed still for a second: measurements do not compete with
+// a backlog. It returns when they first caught up with the head that stayed.
+func waitConsumers(cx *cortex.Cortex) time.Time {
 	for {
 		head := cx.Log().Head()
 		a, b := cx.LivingPosition()
 		if a >= head && b >= head {
+			at := time.Now()
 			time.Sleep(time.Second)
 			if cx.Log().Head() == head {
-				return
+				return at
 			}
 			continue
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -315,7 +317,7 @@ func advisoryEvent(scope, src string, depth int) *domain.Event {
 // random types and strengths in 0.2..1, written raw in large batches: set-up, not a figure.
 func benchAssociate(ctx context.Context, st interface {
 	RawQuery(context.Context, string, map[string]string) ([]byte, error)
-	RawSetBatch(context.Context, []map[string]any) error
+	RawSetMany(context.Context, []map[string]any) error
 }, scope string, ids []string, degree int, rng *rand.Rand) error {
 	raw, err := st.RawQuery(ctx, `query q($s: string) { q(func: eq(tr.scope, $s)) @filter(eq(tr.kind, "Memory")) { uid tr.id } }`, map[string]string{"$s": scope})
 	if err != nil {
@@ -351,7 +353,7 @@ func benchAssociate(ctx context.Context, st interface {
 				p + "|updatedAt": time.Now().UTC().Format(time.RFC3339Nano)}})
 		}
 		if len(batch) >= 20000 || i == len(ids)-1 {
-			if err := st.RawSetBatch(ctx, batch); err != nil {
+			if err := st.RawSetMany(ctx, batch); err != nil {
 				return err
 			}
 			batch = batch[:0]

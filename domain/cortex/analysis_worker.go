@@ -287,17 +287,13 @@ func (c *Cortex) failRuns(ctx context.Context, is domain.IngestStore, scopeID st
 		done := c.now().UTC()
 		t.run.Status, t.run.CompletedAt, t.run.ErrorMessage = domain.RunFailed, &done, domain.ErrorMessage(err)
 		b.Runs = append(b.Runs, t.run)
-		evs = append(evs, runFailed(scopeID, t, done))
+		evs = append(evs, runFailedEvent(scopeID, t.run, t.tc, done))
 	}
 	if _, err := is.Ingest(ctx, domain.Request{}, scopeID, b, func(*domain.IngestWritten) ([]*domain.Event, error) { return evs, nil }); err != nil {
 		return err
 	}
 	c.log.Kick()
 	return nil
-}
-
-func runFailed(scopeID string, t *runTask, done time.Time) *domain.Event {
-	return runFailedEvent(scopeID, t.run, t.tc, done)
 }
 
 func runFailedEvent(scopeID string, run *domain.AnalysisRun, tc domain.TransactionContext, done time.Time) *domain.Event {

@@ -225,8 +225,8 @@ func (c *Cortex) UpdateKernel(ctx context.Context, kernelID, content string, m M
 	if err := domain.CheckID("kernelId", kernelID); err != nil {
 		return nil, err
 	}
-	if len(content) > domain.MaxContentBytes() {
-		return nil, domain.FieldErrorf("content", "is larger than the limit of %s", domain.ContentLimitText())
+	if err := domain.CheckContentSize("content", content); err != nil {
+		return nil, err
 	}
 	if err := hippocampus.CheckText("content", content); err != nil {
 		return nil, err

@@ -90,8 +90,8 @@ func checkArtifactInput(f domain.ArtifactFamily, in SaveArtifactInput) error {
 	if f != domain.FamWorkingState && strings.TrimSpace(in.Content) == "" {
 		return domain.FieldErrorf("content", "must not be empty")
 	}
-	if len(in.Content) > domain.MaxContentBytes() {
-		return domain.FieldErrorf("content", "is larger than the limit of %s", domain.ContentLimitText())
+	if err := domain.CheckContentSize("content", in.Content); err != nil {
+		return err
 	}
 	if err := hippocampus.CheckText("content", in.Content); err != nil {
 		return err

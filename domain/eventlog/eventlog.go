@@ -179,7 +179,7 @@ func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Durat
 	for {
 		evs, ch, err := l.after(ctx, seq, fetchSize)
 		if err == nil && len(evs) > 0 {
-			if gather > 0 && !waited && len(evs) < fetchSize && !slices.ContainsFunc(evs, orNever(urgent)) {
+			if gather > 0 && !waited && len(evs) < fetchSize && (urgent == nil || !slices.ContainsFunc(evs, urgent)) {
 				waited = true
 				select {
 				case <-ctx.Done():
@@ -204,13 +204,6 @@ func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Durat
 		case <-time.After(l.poll):
 		}
 	}
-}
-
-func orNever(f func(*domain.Event) bool) func(*domain.Event) bool {
-	if f == nil {
-		return func(*domain.Event) bool { return false }
-	}
-	return f
 }
 
 // Subscribe streams the events after seq that keep returns true for. The channel closes when

@@ -41,9 +41,8 @@ func Validate(prefix string, in StoreInput) error {
 	if strings.TrimSpace(in.Content) == "" {
 		return domain.FieldErrorf(prefix+"content", "must not be empty")
 	}
-	if len(in.Content) > domain.MaxContentBytes() {
-		return &domain.Error{Code: domain.EINVALID, Field: prefix + "content",
-			Message: "is larger than the limit of " + domain.ContentLimitText()}
+	if err := domain.CheckContentSize(prefix+"content", in.Content); err != nil {
+		return err
 	}
 	if err := CheckText(prefix+"content", in.Content); err != nil {
 		return err
