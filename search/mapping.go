@@ -14,7 +14,6 @@ import (
 
 // Field names of the index.
 const (
-	FieldID         = "id"
 	FieldScope      = "scopeId"
 	FieldContent    = "content" // English analyser: lower case, stop words, stemming
 	FieldExact      = "exact"   // the same content, standard analyser: exact word forms
@@ -23,12 +22,11 @@ const (
 	FieldTier       = "tier"
 	FieldState      = "state"
 	FieldOccurredAt = "occurredAt"
-	FieldCreatedAt  = "createdAt"
 )
 
 // schemaVersion names the mapping an index was built with. An index found on disk with another
 // version is rebuilt empty (the caller replays the event log from watermark zero).
-const schemaVersion = "1"
+const schemaVersion = "2"
 
 // Mapping returns the Bleve index mapping of the index, so that other code (a baseline, a tool)
 // can build a raw Bleve index that analyses documents exactly as Index does. Feed it documents
@@ -55,10 +53,10 @@ func newMapping() *mapping.IndexMappingImpl {
 	)
 	// The scope term takes part in scoring (it is a Must clause); the other keywords only filter.
 	dm.AddFieldMappingsAt(FieldScope, &mapping.FieldMapping{Type: "text", Analyzer: keyword.Name, Index: true})
-	for _, f := range []string{FieldID, FieldKind, FieldTier, FieldState, FieldTags} {
+	for _, f := range []string{FieldKind, FieldTier, FieldState, FieldTags} {
 		dm.AddFieldMappingsAt(f, &mapping.FieldMapping{Type: "text", Analyzer: keyword.Name, Index: true, SkipFreqNorm: true})
 	}
-	for _, f := range []string{FieldOccurredAt, FieldCreatedAt} {
+	for _, f := range []string{FieldOccurredAt} {
 		dm.AddFieldMappingsAt(f, &mapping.FieldMapping{Type: "datetime", Index: true})
 	}
 	im.DefaultMapping = dm
@@ -67,7 +65,6 @@ func newMapping() *mapping.IndexMappingImpl {
 
 // bleveDoc is the value mapped into Bleve; its json names are the field names above.
 type bleveDoc struct {
-	ID         string     `json:"id"`
 	ScopeID    string     `json:"scopeId"`
 	Content    string     `json:"content"`
 	Tags       []string   `json:"tags"`
@@ -75,7 +72,6 @@ type bleveDoc struct {
 	Tier       string     `json:"tier"`
 	State      string     `json:"state"`
 	OccurredAt *time.Time `json:"occurredAt"`
-	CreatedAt  *time.Time `json:"createdAt"`
 }
 
 // BleveDoc returns the value Index gives Bleve for d, to index with bleve.Batch.Index(d.ID, v)
@@ -85,7 +81,6 @@ func BleveDoc(d domain.IndexDoc) any { return toBleve(d) }
 
 func toBleve(d domain.IndexDoc) *bleveDoc {
 	b := &bleveDoc{
-		ID:      d.ID,
 		ScopeID: d.ScopeID,
 		Content: clean(d.Content),
 		Tags:    d.Tags,
@@ -96,10 +91,6 @@ func toBleve(d domain.IndexDoc) *bleveDoc {
 	if !d.OccurredAt.IsZero() {
 		t := d.OccurredAt
 		b.OccurredAt = &t
-	}
-	if !d.CreatedAt.IsZero() {
-		t := d.CreatedAt
-		b.CreatedAt = &t
 	}
 	return b
 }

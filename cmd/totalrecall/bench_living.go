@@ -42,6 +42,7 @@ func benchLiving(args []string, stdout io.Writer) error {
 	recalls := fs.Int("recalls", 300, "total recalls for the latency figures")
 	loops := fs.Int("loops", 100, "advisories sent over HTTP and answered over websocket")
 	queries := fs.Int("queries", 1000, "resonate calls per message shape for the latency figures")
+	sweeps := fs.Int("sweeps", 2, "decay sweeps, a simulated day apart")
 	pace := fs.Duration("pace", 100*time.Millisecond, "the interval of the paced resonate calls (a mind's turns)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
 	if err := fs.Parse(args); err != nil {
@@ -267,7 +268,7 @@ func benchLiving(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < *sweeps; i++ {
 		offset.Add(int64(24 * time.Hour))
 		t0 := time.Now()
 		res, err := cx.DecaySweep(ctx, scope, "", cortex.Meta{})
