@@ -251,7 +251,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.ResetTimer()
 			for k := 0; k < b.N; k++ {
 				start := time.Now()
-				q, err := BleveQuery(qs[k])
+				q, err := BleveQuery(raw, qs[k])
 				if err != nil {
 					b.Fatal(err)
 				}

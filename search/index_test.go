@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -788,6 +789,54 @@ func TestTiesInIDOrder(t *testing.T) {
 		}
 		if got := ids(hits); !slices.Equal(got, want) {
 			t.Fatalf("limit %d: %v, want %v", limit, got, want)
+		}
+	}
+}
+
+// A scope that holds most of the index is filtered; a small one is intersected. Either way the
+// hits are the scope's alone and the scope adds nothing to a score: the same text scores the
+// same in a big scope and in a small one.
+func TestScopeFilteredOrIntersected(t *testing.T) {
+	idx := openIndex(t)
+	texts := []string{"the red lamp by the window", "a lamp", "red shoes", "window cleaning on monday",
+		"lamp oil and a red lamp"}
+	var docs []domain.IndexDoc
+	for k, s := range texts {
+		docs = append(docs, doc(fmt.Sprintf("small-%d", k), "small", s), doc(fmt.Sprintf("big-%d", k), "big", s))
+	}
+	for k := 0; k < 40; k++ {
+		docs = append(docs, doc(fmt.Sprintf("big-x%02d", k), "big", fmt.Sprintf("filler %d about nothing red", k)))
+	}
+	put(t, idx, docs...)
+	idx.mu.RLock()
+	bigMost, smallMost := scopeHoldsMost(idx.idx, "big"), scopeHoldsMost(idx.idx, "small")
+	idx.mu.RUnlock()
+	if !bigMost || smallMost {
+		t.Fatalf("scopeHoldsMost: big %v, small %v; want true, false", bigMost, smallMost)
+	}
+	for _, text := range []string{"red lamp", "window", "lamp", "red"} {
+		score := map[string]map[string]float64{}
+		for _, scope := range []string{"small", "big"} {
+			hits, err := idx.Search(context.Background(), domain.IndexQuery{ScopeID: scope, Text: text, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 {
+				t.Fatalf("%q in %s: no hits", text, scope)
+			}
+			score[scope] = map[string]float64{}
+			for _, h := range hits {
+				rest, ok := strings.CutPrefix(h.ID, scope+"-")
+				if !ok {
+					t.Fatalf("%q in %s: hit %s of another scope", text, scope, h.ID)
+				}
+				score[scope][rest] = h.Score
+			}
+		}
+		for k, s := range score["small"] {
+			if b, ok := score["big"][k]; !ok || math.Abs(b-s) > 1e-9 {
+				t.Errorf("%q: text %s scores %v in the small scope and %v (found %v) in the big one", text, k, s, b, ok)
+			}
 		}
 	}
 }

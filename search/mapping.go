@@ -51,7 +51,8 @@ func newMapping() *mapping.IndexMappingImpl {
 		&mapping.FieldMapping{Type: "text", Analyzer: en.AnalyzerName, Index: true, IncludeTermVectors: true},
 		&mapping.FieldMapping{Name: FieldExact, Type: "text", Analyzer: standard.Name, Index: true},
 	)
-	// The scope term takes part in scoring (it is a Must clause); the other keywords only filter.
+	// The scope is a clause of the conjunction when it holds a small part of the index, boosted
+	// to zero; the other keywords only filter and keep no frequencies or norms.
 	dm.AddFieldMappingsAt(FieldScope, &mapping.FieldMapping{Type: "text", Analyzer: keyword.Name, Index: true})
 	for _, f := range []string{FieldKind, FieldTier, FieldState, FieldTags} {
 		dm.AddFieldMappingsAt(f, &mapping.FieldMapping{Type: "text", Analyzer: keyword.Name, Index: true, SkipFreqNorm: true})

@@ -46,7 +46,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if i.closed.Load() {
 		return nil, unavailable()
 	}
-	bq, err := BleveQuery(q)
+	bq, err := bleveQuery(q, false)
 	if err != nil || bq == nil {
 		return nil, err
 	}
@@ -57,6 +57,11 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	defer i.mu.RUnlock()
 	if i.idx == nil {
 		return nil, unavailable()
+	}
+	if scopeHoldsMost(i.idx, q.ScopeID) {
+		if bq, err = bleveQuery(q, true); err != nil {
+			return nil, err
+		}
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -113,10 +118,39 @@ func sortHits(hits []domain.IndexHit) {
 	})
 }
 
-// BleveQuery returns the Bleve query Search runs for q, for use on an index built with
-// Mapping(). It returns a nil query (and no error) when q can match nothing, such as a text of
-// stop words only or an empty time window.
-func BleveQuery(q domain.IndexQuery) (query.Query, error) {
+// BleveQuery returns the Bleve query Search runs for q on ix, an index built with Mapping(). It
+// returns a nil query (and no error) when q can match nothing, such as a text of stop words only
+// or an empty time window.
+func BleveQuery(ix bleve.Index, q domain.IndexQuery) (query.Query, error) {
+	return bleveQuery(q, scopeHoldsMost(ix, q.ScopeID))
+}
+
+// scopeHoldsMost reports whether at least half of the documents of ix are the scope's. Filtering
+// the text's hits by scope then costs less than intersecting them with the scope's long posting
+// list, which a scored or conjunctive clause would walk.
+func scopeHoldsMost(ix bleve.Index, scopeID string) bool {
+	adv, err := ix.Advanced()
+	if err != nil {
+		return false
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	n, err := r.DocCount()
+	if err != nil || n == 0 {
+		return false
+	}
+	tfr, err := r.TermFieldReader(context.Background(), []byte(scopeID), FieldScope, false, false, false)
+	if err != nil {
+		return false
+	}
+	defer tfr.Close()
+	return 2*tfr.Count() >= n
+}
+
+func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
 	if q.ScopeID == "" {
 		return nil, domain.FieldErrorf("scopeId", "must not be empty")
 	}
@@ -141,8 +175,17 @@ func BleveQuery(q domain.IndexQuery) (query.Query, error) {
 	match.SetField(FieldContent)
 	match.Analyzer = en.AnalyzerName
 
+	// The scope never adds to the score (boost 0): hits rank by their text alone, whatever the
+	// number of scopes. When the scope holds most of the index it only filters the text's hits;
+	// otherwise it is a clause of the conjunction, which skips the other scopes' documents.
 	bq := query.NewBooleanQuery(nil, nil, nil)
-	bq.AddMust(scope, match)
+	if mostOfIndex {
+		bq.AddMust(match)
+		filters = append([]query.Query{scope}, filters...)
+	} else {
+		scope.SetBoost(0)
+		bq.AddMust(scope, match)
+	}
 
 	exact := query.NewMatchQuery(text)
 	exact.SetField(FieldExact)

@@ -428,7 +428,7 @@ func rawBleveSearch(dir, scope string, texts, qs []string) ([]time.Duration, err
 	lat := make([]time.Duration, 0, len(qs))
 	for _, q := range qs {
 		t0 := time.Now()
-		bq, err := search.BleveQuery(domain.IndexQuery{ScopeID: scope, Text: q, Limit: 10,
+		bq, err := search.BleveQuery(ix, domain.IndexQuery{ScopeID: scope, Text: q, Limit: 10,
 			Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
 		if err != nil {
 			return nil, err

@@ -18,8 +18,7 @@ import (
 // what the memory system knows besides the words:
 //
 //	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
-//	        over the best TextPool hits: Bleve scores the scope clause too, with a weight that
-//	        grows with the number of scopes, and min–max cancels that shift and its scale
+//	        over the best TextPool hits (the scope only filters; it adds nothing to bm25)
 //	n(d)  = max over TEMPORAL neighbours j of strength·t(j)    the conversation around d matches
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
