@@ -92,6 +92,11 @@ type Index struct {
 	queued, applied atomic.Uint64
 	failed          atomic.Pointer[error]
 
+	// plans remembers, per scope, whether it held most of the index when last looked at
+	// (searchPlan), so a search does not open a reader of its own just to choose its plan.
+	plans   sync.Map // scope ID → plan
+	planned atomic.Uint64
+
 	// batches and batchedOps count grouped batches and the requests they carried.
 	batches, batchedOps atomic.Uint64
 	closed              atomic.Bool

@@ -58,7 +58,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if i.idx == nil {
 		return nil, unavailable()
 	}
-	if scopeHoldsMost(i.idx, q.ScopeID) {
+	if i.scopeHoldsMost(q.ScopeID) {
 		if bq, err = bleveQuery(q, true); err != nil {
 			return nil, err
 		}
@@ -148,6 +148,37 @@ func scopeHoldsMost(ix bleve.Index, scopeID string) bool {
 	}
 	defer tfr.Close()
 	return 2*tfr.Count() >= n
+}
+
+// plan is what a search found out about its scope's share of the index, and when.
+type plan struct {
+	at   time.Time
+	most bool
+}
+
+// planFor is how long a scope's share of the index is taken as known: it moves only as
+// documents come and go, and a stale answer costs speed, never a different result.
+const planFor = time.Second
+
+// scopeHoldsMost is scopeHoldsMost of the open index, looked at again at most once per planFor
+// for each scope. Callers hold i.mu.
+func (i *Index) scopeHoldsMost(scopeID string) bool {
+	now := time.Now()
+	if v, ok := i.plans.Load(scopeID); ok && now.Sub(v.(plan).at) < planFor {
+		return v.(plan).most
+	}
+	most := scopeHoldsMost(i.idx, scopeID)
+	i.plans.Store(scopeID, plan{at: now, most: most})
+	if i.planned.Add(1)%4096 == 0 {
+		// Forget the scopes not searched lately, so the map stays as small as the busy scopes.
+		i.plans.Range(func(k, v any) bool {
+			if now.Sub(v.(plan).at) >= planFor {
+				i.plans.Delete(k)
+			}
+			return true
+		})
+	}
+	return most
 }
 
 func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
