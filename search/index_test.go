@@ -840,3 +840,25 @@ func TestScopeFilteredOrIntersected(t *testing.T) {
 		}
 	}
 }
+
+// WordsOnly ranks by the stemmed words alone: the exact word form no longer lifts a hit.
+func TestWordsOnly(t *testing.T) {
+	idx := openIndex(t)
+	put(t, idx, doc("a", "s", "new shoes"), doc("b", "s", "news shoes"))
+	search := func(wordsOnly bool) []domain.IndexHit {
+		hits, err := idx.Search(context.Background(), domain.IndexQuery{ScopeID: "s", Text: "news", WordsOnly: wordsOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2 {
+			t.Fatalf("wordsOnly %v: %v, want both documents", wordsOnly, hits)
+		}
+		return hits
+	}
+	if full := search(false); full[0].ID != "b" || full[0].Score <= full[1].Score {
+		t.Fatalf("full query: %v, want b (the exact form) strictly first", full)
+	}
+	if words := search(true); words[0].Score != words[1].Score {
+		t.Fatalf("words only: %v, want equal scores", words)
+	}
+}

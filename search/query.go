@@ -218,12 +218,14 @@ func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
 		bq.AddMust(scope, match)
 	}
 
-	exact := query.NewMatchQuery(text)
-	exact.SetField(FieldExact)
-	exact.Analyzer = standard.Name
-	exact.SetBoost(exactBoost)
-	bq.AddShould(exact)
-	if positions := distinctPositions(tokens); positions >= 2 && len(tokens) <= maxPhraseTokens {
+	if !q.WordsOnly {
+		exact := query.NewMatchQuery(text)
+		exact.SetField(FieldExact)
+		exact.Analyzer = standard.Name
+		exact.SetBoost(exactBoost)
+		bq.AddShould(exact)
+	}
+	if positions := distinctPositions(tokens); !q.WordsOnly && positions >= 2 && len(tokens) <= maxPhraseTokens {
 		phrase := query.NewMatchPhraseQuery(text)
 		phrase.SetField(FieldContent)
 		phrase.Analyzer = en.AnalyzerName

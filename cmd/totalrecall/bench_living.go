@@ -230,7 +230,7 @@ func benchLiving(args []string, stdout io.Writer) error {
 			}
 			ilat = append(ilat, time.Since(t0))
 			t0 = time.Now()
-			if _, err := idx.Search(ctx, domain.IndexQuery{ScopeID: scope, Text: m, Limit: 9,
+			if _, err := idx.Search(ctx, domain.IndexQuery{ScopeID: scope, Text: m, Limit: 9, WordsOnly: true,
 				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}}); err != nil {
 				return err
 			}

@@ -7,13 +7,14 @@ import (
 )
 
 // Flashbacks returns the n past memories of a scope that resonate most with a new message
-// (seed 003), cheap enough to run before every turn: one full-text query for a few more hits
-// than asked (3n), one read of those memories, ranked by the plain formula of searchMemory
-// (WText·bm25/best + WSalience·salience) — no spreading activation and no ranking in context.
+// (seed 003), cheap enough to run before every turn: one full-text query of the stemmed words
+// alone (no exact-form or phrase boosts) for a few more hits than asked (3n), one read of those
+// memories, ranked by the plain formula of searchMemory (WText·bm25/best + WSalience·salience)
+// — no spreading activation and no ranking in context.
 // Archived memories never resonate.
 func (r *Recall) Flashbacks(ctx context.Context, scopeID, text string, n int) ([]*RankedMemory, error) {
 	f := domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}
-	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: scopeID, Text: text, Limit: max(3*n, 9), Filter: f})
+	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: scopeID, Text: text, Limit: max(3*n, 9), Filter: f, WordsOnly: true})
 	if err != nil || len(hits) == 0 {
 		return []*RankedMemory{}, err
 	}
