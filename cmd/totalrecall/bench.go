@@ -44,6 +44,9 @@ type figures struct {
 	rawPointP50                          time.Duration
 	rawBleveSingle, rawBleveBatch        float64
 	rawBleveSearchP50, rawBleveSearchP99 time.Duration
+	// CPU time of this process per memory: one client's stores, the bulk until the consumers
+	// caught up, and the raw baselines' commits and batch-indexed documents.
+	cpuSingle, cpuBulk, cpuRawCommit, cpuRawBatch time.Duration
 }
 
 // bench measures the server end to end over HTTP and prints each figure beside a raw baseline
@@ -129,6 +132,11 @@ func printFigures(w io.Writer, all []*figures) {
 		func(f *figures) string { return rate(f.rawBleveSingle) + " raw Bleve single-doc index" })
 	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
 		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
+	perMemory := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
+	row("CPU per storeMemory, 1 client (this process)", func(f *figures) string { return perMemory(f.cpuSingle) },
+		func(f *figures) string { return perMemory(f.cpuRawCommit) + " per single-mutation commit" })
+	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return perMemory(f.cpuBulk) },
+		func(f *figures) string { return perMemory(f.cpuRawBatch) + " per document, raw Bleve batches" })
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
 		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
 	row("consumers caught up after the bulk", func(f *figures) string { return fmt.Sprintf("%.1fs", f.settle.Seconds()) },
@@ -175,7 +183,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	var ids []string
 
 	// store, one client
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < o.n; i++ {
 		t := sentence(rng, words)
 		var out struct{ StoreMemory struct{ ID string } }
@@ -187,6 +195,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		ids = append(ids, out.StoreMemory.ID)
 	}
 	f.single = float64(o.n) / time.Since(start).Seconds()
+	f.cpuSingle = (cpuTime() - cpu0) / time.Duration(o.n)
 
 	// store, concurrent clients
 	var done atomic.Int64
@@ -217,13 +226,14 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	f.concurrent = float64(o.n) / time.Since(start).Seconds()
 
 	// raw baselines on the same store: single-mutation commits, point queries
-	start = time.Now()
+	start, cpu0 = time.Now(), cpuTime()
 	for i := 0; i < o.n; i++ {
 		if err := st.RawSet(ctx, map[string]any{"uid": "_:x", "tr.kind": "Baseline", "tr.scope": "bench-baseline", "mem.content": sentence(rng, words)}); err != nil {
 			return nil, err
 		}
 	}
 	f.rawCommits = float64(o.n) / time.Since(start).Seconds()
+	f.cpuRawCommit = (cpuTime() - cpu0) / time.Duration(o.n)
 	var raw, load []time.Duration
 	for i := 0; i < min(o.queries, len(ids)); i++ {
 		id := ids[rng.IntN(len(ids))]
@@ -239,14 +249,14 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		load = append(load, time.Since(t0))
 	}
 	f.rawPointP50, f.loadP50 = pct(raw, 50), pct(load, 50)
-	if f.rawBleveSingle, f.rawBleveBatch, err = rawBleveIndexing(filepath.Join(rawDir, "indexing"), rng, words, o.n); err != nil {
+	if f.rawBleveSingle, f.rawBleveBatch, f.cpuRawBatch, err = rawBleveIndexing(filepath.Join(rawDir, "indexing"), rng, words, o.n); err != nil {
 		return nil, err
 	}
 
 	// bulk: the search corpus through storeMemories
 	const batch = 1000
 	have := 2 * o.n
-	start = time.Now()
+	start, cpu0 = time.Now(), cpuTime()
 	stored := 0
 	for have+stored < o.corpus {
 		k := min(batch, o.corpus-have-stored)
@@ -269,6 +279,10 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	// once it has caught up, as raw Bleve's are on an idle index.
 	settleStart := time.Now()
 	f.settle = waitConsumers(cx).Sub(settleStart)
+	if stored > 0 {
+		// waitConsumers idles a second after they caught up: that second is not the bulk's.
+		f.cpuBulk = (cpuTime() - cpu0) / time.Duration(stored)
+	}
 
 	// search latency at the corpus size, beside raw Bleve over the same texts
 	qs := make([]string, o.queries)
@@ -366,10 +380,10 @@ func sentence(r *rand.Rand, words []string) string {
 	return strings.Join(parts, " ")
 }
 
-func rawBleveIndexing(dir string, r *rand.Rand, words []string, n int) (single, batched float64, err error) {
+func rawBleveIndexing(dir string, r *rand.Rand, words []string, n int) (single, batched float64, cpuPerDoc time.Duration, err error) {
 	ix, err := bleve.New(dir, search.Mapping())
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer ix.Close()
 	now := time.Now()
@@ -381,26 +395,26 @@ func rawBleveIndexing(dir string, r *rand.Rand, words []string, n int) (single, 
 	start := time.Now()
 	for i := 0; i < k; i++ {
 		if err := ix.Index(domain.NewID(), doc()); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	single = float64(k) / time.Since(start).Seconds()
-	start = time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	total := 0
 	for total < 10*k {
 		b := ix.NewBatch()
 		for i := 0; i < 1000; i++ {
 			if err := b.Index(domain.NewID(), doc()); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		}
 		if err := ix.Batch(b); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		total += 1000
 	}
 	batched = float64(total) / time.Since(start).Seconds()
-	return single, batched, nil
+	return single, batched, (cpuTime() - cpu0) / time.Duration(total), nil
 }
 
 // rawBleveSearch indexes texts into a raw Bleve index (same mapping, batches of 1000) and
