@@ -16,7 +16,8 @@ import (
 //   - a memory's scalar predicates (salience, tier, counts, …) are patched into its cached node,
 //     so the re-scoring and access writes that follow every store and search keep it cached;
 //   - a memory's tags (a list: a set adds to it) or a delete naming it drop it;
-//   - an edge written from or to a memory drops its recall context (episodes, neighbours);
+//   - an edge written from or to a memory drops its recall context (episodes, neighbours) and
+//     its adjacency (every association, both directions, with strengths: total recall's walk);
 //   - a delete of a whole predicate or node (a nil value) may change edges seen from nodes it
 //     does not name, so it drops everything, as do the writes that bypass the rules of the store
 //     (raw sets, imports, DropAll);
@@ -43,7 +44,9 @@ type readCache struct {
 	budget, used int
 	mems         map[string]*cachedMemory // by memory id
 	ctxs         map[string]*cachedContext
-	uids         map[string]string // uid → memory id, for invalidation
+	adj          map[string]*cachedAdj
+	stateOf      map[string]*cachedState // states of memories not in mems, for total recall's walk
+	uids         map[string]string       // uid → memory id, for invalidation
 	persons      map[string][]string
 }
 
@@ -63,6 +66,22 @@ type cachedContext struct {
 	size  int
 }
 
+// cachedAdj is a memory's every association, both directions, whatever its strength; From is
+// the memory itself.
+type cachedAdj struct {
+	uid   string
+	edges []domain.Edge
+	size  int
+}
+
+// cachedState is a memory's lifecycle state.
+type cachedState struct {
+	uid   string
+	state domain.LifecycleState
+}
+
+const stateSize = 96
+
 // DefaultReadCacheBytes is the read cache's default budget (approximate bytes of memories and
 // contexts held).
 const DefaultReadCacheBytes = 64 << 20
@@ -72,8 +91,8 @@ func newReadCache(budget int) *readCache {
 		return nil
 	}
 	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
-		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, uids: map[string]string{},
-		persons: map[string][]string{}}
+		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
+		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{}}
 }
 
 // begin starts a read; the epoch it returns is passed to the fills and to end.
@@ -192,6 +211,70 @@ func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
 	c.used += cc.size
 }
 
+// adjacency returns the cached associations of ids (shared: callers only read them) and the ids
+// it does not hold.
+func (c *readCache) adjacency(ids []string) (map[string][]domain.Edge, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hit := make(map[string][]domain.Edge, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if ca := c.adj[id]; ca != nil {
+			hit[id] = ca.edges
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return hit, miss
+}
+
+// states sets state[id] for the cached memories among ids and returns the others.
+func (c *readCache) states(ids []string, state map[string]domain.LifecycleState) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var miss []string
+	for _, id := range ids {
+		if cm := c.mems[id]; cm != nil {
+			state[id] = cm.m.State
+		} else if cs := c.stateOf[id]; cs != nil {
+			state[id] = cs.state
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return miss
+}
+
+func (c *readCache) fillState(e uint64, id string, cs *cachedState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(e, cs.uid) {
+		return
+	}
+	c.makeRoom(stateSize)
+	if c.stateOf[id] == nil {
+		c.used += stateSize
+	}
+	c.stateOf[id] = cs
+	c.uids[cs.uid] = id
+}
+
+func (c *readCache) fillAdj(e uint64, id string, ca *cachedAdj) {
+	ca.size = 96 + 64*len(ca.edges)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(e, ca.uid) || ca.size > c.budget/16 {
+		return
+	}
+	c.makeRoom(ca.size)
+	if old := c.adj[id]; old != nil {
+		c.used -= old.size
+	}
+	c.adj[id] = ca
+	c.uids[ca.uid] = id
+	c.used += ca.size
+}
+
 func (c *readCache) scopePersons(scopeID string) ([]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -213,13 +296,21 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 
 // makeRoom evicts arbitrary entries until size more fits the budget. Under c.mu.
 func (c *readCache) makeRoom(size int) {
-	for c.used+size > c.budget && (len(c.mems) > 0 || len(c.ctxs) > 0) {
+	for c.used+size > c.budget && (len(c.mems) > 0 || len(c.ctxs) > 0 || len(c.adj) > 0 || len(c.stateOf) > 0) {
 		for id, cm := range c.mems {
 			c.dropLocked(id, cm.uid)
 			break
 		}
 		for id, cc := range c.ctxs {
 			c.dropLocked(id, cc.uid)
+			break
+		}
+		for id, ca := range c.adj {
+			c.dropLocked(id, ca.uid)
+			break
+		}
+		for id, cs := range c.stateOf {
+			c.dropLocked(id, cs.uid)
 			break
 		}
 	}
@@ -233,6 +324,14 @@ func (c *readCache) dropLocked(id, uid string) {
 	if cc := c.ctxs[id]; cc != nil {
 		c.used -= cc.size
 		delete(c.ctxs, id)
+	}
+	if ca := c.adj[id]; ca != nil {
+		c.used -= ca.size
+		delete(c.adj, id)
+	}
+	if c.stateOf[id] != nil {
+		c.used -= stateSize
+		delete(c.stateOf, id)
 	}
 	delete(c.uids, uid)
 }
@@ -376,7 +475,15 @@ func (c *readCache) written(sets, dels []map[string]any) {
 			c.used -= cc.size
 			delete(c.ctxs, id)
 		}
-		if c.mems[id] == nil && c.ctxs[id] == nil {
+		if ca := c.adj[id]; ca != nil && ch.dropCtx {
+			c.used -= ca.size
+			delete(c.adj, id)
+		}
+		if _, ok := ch.patch["mem.state"]; c.stateOf[id] != nil && (ok || ch.dropMem) {
+			c.used -= stateSize
+			delete(c.stateOf, id)
+		}
+		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
 			delete(c.uids, uid)
 		}
 	}
@@ -417,6 +524,7 @@ func (c *readCache) clear() {
 	c.facets = c.epoch
 	c.dead = map[string]uint64{}
 	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
+	c.adj, c.stateOf = map[string]*cachedAdj{}, map[string]*cachedState{}
 	c.persons = map[string][]string{}
 	c.used = 0
 }

@@ -369,3 +369,71 @@ func TestClusterStoreHasNoReadCache(t *testing.T) {
 		t.Fatal("a cluster store has a read cache")
 	}
 }
+
+// Total recall's walk reads associations from the cache, and every write of an edge, of its
+// strength or of an end's state is seen by the next walk, which answers as the engine's own
+// filtered query does.
+func TestReadCacheNeighbours(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openScopeStore(t)
+	ms := cacheMemories(t, s, scope, 3)
+	a, b, c := ms[0].ID, ms[1].ID, ms[2].ID
+	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	associate := func(src, dst string, typ domain.AssociationType, strength float64) {
+		t.Helper()
+		if _, err := s.Associate(ctx, domain.Request{}, src, dst, typ,
+			func(cur *domain.Association, sm, dm *domain.Memory) (*domain.Association, []*domain.Event, error) {
+				return &domain.Association{SourceID: sm.ID, TargetID: dm.ID, ScopeID: scope.ID, Type: typ,
+					Strength: strength, UpdatedAt: at}, nil, nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk := func(want ...string) {
+		t.Helper()
+		got, err := s.Neighbours(ctx, []string{a}, 0.3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := s.neighboursRead(ctx, []string{a}, 0.3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, direct) {
+			t.Fatalf("cached walk %+v, the engine's query %+v", got, direct)
+		}
+		var to []string
+		for _, e := range got {
+			to = append(to, e.To)
+		}
+		if fmt.Sprint(to) != fmt.Sprint(want) {
+			t.Fatalf("neighbours of a: %v, want %v", to, want)
+		}
+		if hit, _ := s.cache.adjacency([]string{a}); len(hit) != 1 {
+			t.Fatal("a's associations are not cached after a walk")
+		}
+	}
+	walk()
+	associate(a, b, domain.AssocThematic, 0.6)
+	walk(b)
+	associate(a, b, domain.AssocThematic, 0.2)
+	walk()
+	associate(c, a, domain.AssocCausal, 0.8) // written on c: a sees it through the reverse edge
+	walk(c)
+	// c's record leaves the cache: the walk caches its state alone, which the archiving drops.
+	s.cache.mu.Lock()
+	s.cache.used -= s.cache.mems[c].size
+	delete(s.cache.mems, c)
+	s.cache.mu.Unlock()
+	walk(c)
+	if s.cache.stateOf[c] == nil {
+		t.Fatal("the walk did not cache the state of an end whose record is not cached")
+	}
+	if _, err := s.UpdateMemory(ctx, domain.Request{}, c, func(m *domain.Memory) ([]*domain.Event, error) {
+		m.State = domain.StateArchived
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	walk()
+}

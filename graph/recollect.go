@@ -12,7 +12,9 @@ import (
 )
 
 // Neighbours returns one level of associations of at least floor from the given memories, both
-// directions, to active memories of the same scope.
+// directions, to active memories of the same scope. On the embedded engine each memory's
+// associations come from the read cache when it holds them (see readCache), and the states of
+// their ends from its memories.
 func (s *Store) Neighbours(ctx context.Context, ids []string, floor float64) ([]domain.Edge, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -20,6 +22,145 @@ func (s *Store) Neighbours(ctx context.Context, ids []string, floor float64) ([]
 	if !(floor >= 0 && floor <= 1) {
 		return nil, domain.FieldErrorf("floor", "must be within 0..1")
 	}
+	if s.cache == nil {
+		return s.neighboursRead(ctx, ids, floor)
+	}
+	ids = validIDs(ids)
+	adj, miss := s.cache.adjacency(ids)
+	// The states of the far ends: as read with the associations just read, else the cached
+	// memory's, else read.
+	state := map[string]domain.LifecycleState{}
+	if len(miss) > 0 {
+		e := s.cache.begin()
+		defer s.cache.end(e)
+		read, err := s.adjacencyRead(ctx, miss, state)
+		if err != nil {
+			return nil, err
+		}
+		for id, ca := range read {
+			adj[id] = ca.edges
+			s.cache.fillAdj(e, id, ca)
+		}
+	}
+	var out []domain.Edge
+	var unknown []string
+	for _, id := range ids {
+		for _, ed := range adj[id] {
+			if ed.Strength >= floor {
+				out = append(out, ed)
+				if _, ok := state[ed.To]; !ok {
+					state[ed.To] = ""
+					unknown = append(unknown, ed.To)
+				}
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		if err := s.memoryStates(ctx, unknown, state); err != nil {
+			return nil, err
+		}
+	}
+	var kept []domain.Edge
+	for _, ed := range out {
+		if st := state[ed.To]; st != "" && st != domain.StateArchived {
+			kept = append(kept, ed)
+		}
+	}
+	return kept, nil
+}
+
+// memoryStates sets state[id] for each of ids that is a memory: from the read cache, the rest
+// read (and cached).
+func (s *Store) memoryStates(ctx context.Context, ids []string, state map[string]domain.LifecycleState) error {
+	miss := s.cache.states(ids, state)
+	if len(miss) == 0 {
+		return nil
+	}
+	e := s.cache.begin()
+	defer s.cache.end(e)
+	var r struct {
+		Q []struct {
+			UID   string `json:"uid"`
+			ID    string `json:"tr.id"`
+			Kind  string `json:"tr.kind"`
+			State string `json:"mem.state"`
+		} `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(miss)+`)) { uid tr.id tr.kind mem.state } }`, nil, &r); err != nil {
+		return err
+	}
+	for _, n := range r.Q {
+		if n.Kind == kindMemory {
+			state[n.ID] = domain.LifecycleState(n.State)
+			s.cache.fillState(e, n.ID, &cachedState{uid: n.UID, state: state[n.ID]})
+		}
+	}
+	return nil
+}
+
+// adjacencyRead reads every association of the memories ids, both directions, with strengths,
+// and sets the state of each far end in state.
+func (s *Store) adjacencyRead(ctx context.Context, ids []string, state map[string]domain.LifecycleState) (map[string]*cachedAdj, error) {
+	var b strings.Builder
+	for _, at := range domain.AssociationTypes {
+		p := assocPred(at)
+		fmt.Fprintf(&b, `%s @facets(strength) { tr.id mem.state } ~%s @facets(strength) { tr.id mem.state } `, p, p)
+	}
+	var r struct {
+		Q []map[string]any `json:"q"`
+	}
+	// Only memory nodes carry associations: the root needs no kind filter.
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { uid tr.id `+b.String()+` } }`, nil, &r); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*cachedAdj, len(r.Q))
+	for _, row := range r.Q {
+		from, _ := row["tr.id"].(string)
+		uid, _ := row["uid"].(string)
+		if from == "" {
+			continue
+		}
+		out[from] = &cachedAdj{uid: uid, edges: edgesOf(row, from, 0)}
+		for _, at := range domain.AssociationTypes {
+			p := assocPred(at)
+			for _, key := range []string{p, "~" + p} {
+				edges, _ := row[key].([]any)
+				for _, e := range edges {
+					em, _ := e.(map[string]any)
+					to, _ := em["tr.id"].(string)
+					st, _ := em["mem.state"].(string)
+					if to != "" {
+						state[to] = domain.LifecycleState(st)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// edgesOf lists the associations of a row read with every association predicate and its
+// reverse, of at least floor, in the order of domain.AssociationTypes, forward before reverse.
+func edgesOf(row map[string]any, from string, floor float64) []domain.Edge {
+	var out []domain.Edge
+	for _, at := range domain.AssociationTypes {
+		p := assocPred(at)
+		for _, key := range []string{p, "~" + p} {
+			edges, _ := row[key].([]any)
+			for _, e := range edges {
+				em, _ := e.(map[string]any)
+				to, _ := em["tr.id"].(string)
+				if st := num(em[key+"|strength"]); to != "" && st >= floor {
+					out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: st})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// neighboursRead is Neighbours in one query, filtered by the engine: the cluster's way.
+func (s *Store) neighboursRead(ctx context.Context, ids []string, floor float64) ([]domain.Edge, error) {
 	f := strconv.FormatFloat(floor, 'f', -1, 64)
 	var b strings.Builder
 	for _, at := range domain.AssociationTypes {
@@ -40,20 +181,7 @@ func (s *Store) Neighbours(ctx context.Context, ids []string, floor float64) ([]
 	var out []domain.Edge
 	for _, row := range r.Q {
 		from, _ := row["tr.id"].(string)
-		for _, at := range domain.AssociationTypes {
-			p := assocPred(at)
-			for _, key := range []string{p, "~" + p} {
-				edges, _ := row[key].([]any)
-				for _, e := range edges {
-					em, _ := e.(map[string]any)
-					to, _ := em["tr.id"].(string)
-					if to == "" {
-						continue
-					}
-					out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: num(em[key+"|strength"])})
-				}
-			}
-		}
+		out = append(out, edgesOf(row, from, floor)...)
 	}
 	return out, nil
 }
