@@ -64,6 +64,8 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	var cache cacheFlag
+	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,7 +87,7 @@ func bench(args []string, stdout io.Writer) error {
 	defer os.RemoveAll(tmp)
 	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries\n\n",
 		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries)
-	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded")}}
+	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded"), cache: cache}}
 	names := []string{"embedded"}
 	if *cluster != "" {
 		runs = append(runs, storeFlags{store: *cluster, index: filepath.Join(tmp, "cluster-index")})

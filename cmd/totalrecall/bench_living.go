@@ -45,6 +45,7 @@ func benchLiving(args []string, stdout io.Writer) error {
 	sweeps := fs.Int("sweeps", 2, "decay sweeps, a simulated day apart")
 	pace := fs.Duration("pace", 100*time.Millisecond, "the interval of the paced resonate calls (a mind's turns)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
+	fs.Var(&sf.cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
