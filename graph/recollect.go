@@ -120,28 +120,15 @@ func (s *Store) adjacencyRead(ctx context.Context, ids []string, state map[strin
 		if from == "" {
 			continue
 		}
-		out[from] = &cachedAdj{uid: uid, edges: edgesOf(row, from, 0)}
-		for _, at := range domain.AssociationTypes {
-			p := assocPred(at)
-			for _, key := range []string{p, "~" + p} {
-				edges, _ := row[key].([]any)
-				for _, e := range edges {
-					em, _ := e.(map[string]any)
-					to, _ := em["tr.id"].(string)
-					st, _ := em["mem.state"].(string)
-					if to != "" {
-						state[to] = domain.LifecycleState(st)
-					}
-				}
-			}
-		}
+		out[from] = &cachedAdj{uid: uid, edges: edgesOf(row, from, 0, state)}
 	}
 	return out, nil
 }
 
 // edgesOf lists the associations of a row read with every association predicate and its
 // reverse, of at least floor, in the order of domain.AssociationTypes, forward before reverse.
-func edgesOf(row map[string]any, from string, floor float64) []domain.Edge {
+// When state is not nil it takes the far ends' mem.state as read.
+func edgesOf(row map[string]any, from string, floor float64, state map[string]domain.LifecycleState) []domain.Edge {
 	var out []domain.Edge
 	for _, at := range domain.AssociationTypes {
 		p := assocPred(at)
@@ -152,6 +139,9 @@ func edgesOf(row map[string]any, from string, floor float64) []domain.Edge {
 				to, _ := em["tr.id"].(string)
 				if st := num(em[key+"|strength"]); to != "" && st >= floor {
 					out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: st})
+				}
+				if ls, ok := em["mem.state"].(string); ok && to != "" && state != nil {
+					state[to] = domain.LifecycleState(ls)
 				}
 			}
 		}
@@ -181,7 +171,7 @@ func (s *Store) neighboursRead(ctx context.Context, ids []string, floor float64)
 	var out []domain.Edge
 	for _, row := range r.Q {
 		from, _ := row["tr.id"].(string)
-		out = append(out, edgesOf(row, from, floor)...)
+		out = append(out, edgesOf(row, from, floor, nil)...)
 	}
 	return out, nil
 }
