@@ -37,6 +37,9 @@ type Store struct {
 	counterUID string
 	// published is seq once committed, read without the lock (LastSeq, embedded only).
 	published atomic.Uint64
+	// committed is handed the events of every commit, in commit order, under mu (OnCommit;
+	// embedded only).
+	committed func([]*domain.Event)
 
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
@@ -447,6 +450,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 		t.set(requestJSON(req, string(raw), t.scopes))
 	}
+	var evObjs []map[string]any
 	if len(t.events) > 0 {
 		base, counterUID, err := t.lastSeq()
 		if err != nil {
@@ -455,7 +459,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
 			uid := fmt.Sprintf("_:ev%d", i)
-			t.set(eventJSON(uid, ev))
+			obj := eventJSON(uid, ev)
+			evObjs = append(evObjs, obj)
+			t.set(obj)
 			if len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}
@@ -501,8 +507,41 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		if s.counterUID == "" {
 			s.counterUID = uids["counter"]
 		}
+		if s.committed != nil {
+			s.committed(committedEvents(evObjs, uids))
+		}
 	}
 	return res, nil
+}
+
+// OnCommit makes fn receive the events of every commit of this store, in commit order, as a read
+// of the log would return them (decoded from what was written, with their node uids). It is for
+// the event log, which then need not read back what this process wrote. Embedded engine only: on
+// a cluster, other servers' commits interleave, so it does nothing there. fn runs under the
+// store's write lock and must not call the store.
+func (s *Store) OnCommit(fn func([]*domain.Event)) {
+	if !s.embedded {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.committed = fn
+}
+
+// committedEvents decodes written event nodes as a read of them would.
+func committedEvents(objs []map[string]any, uids map[string]string) []*domain.Event {
+	out := make([]*domain.Event, 0, len(objs))
+	for _, o := range objs {
+		n := eventNode{UID: uids[strings.TrimPrefix(o["uid"].(string), "_:")], Seq: o["ev.seq"].(uint64)}
+		n.Scope, _ = o["tr.scope"].(string)
+		n.Type, _ = o["ev.type"].(string)
+		n.Memory, _ = o["ev.memory"].(string)
+		n.RequestID, _ = o["ev.requestId"].(string)
+		n.MessageID, _ = o["ev.messageId"].(string)
+		n.Body, _ = o["ev.body"].(string)
+		out = append(out, n.event())
+	}
+	return out
 }
 
 // lastSeq reads the event counter inside the unit: in cluster mode every event-writing

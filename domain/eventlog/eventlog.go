@@ -35,7 +35,8 @@ type Log struct {
 }
 
 // Open starts following the store from its current head. poll is how often it looks for
-// events written by other servers; local writers call Kick to be seen at once.
+// events written by other servers; local writers call Kick to be seen at once. A store that
+// hands over what it commits (OnCommit) has its events taken as they commit.
 func Open(ctx context.Context, st domain.Store, poll time.Duration) (*Log, error) {
 	head, err := st.LastSeq(ctx)
 	if err != nil {
@@ -47,8 +48,42 @@ func Open(ctx context.Context, st domain.Store, poll time.Duration) (*Log, error
 	cctx, cancel := context.WithCancel(context.Background())
 	l := &Log{store: st, poll: poll, head: head, notify: make(chan struct{}),
 		kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	if c, ok := st.(committer); ok {
+		c.OnCommit(l.publish)
+	}
 	go l.run(cctx)
 	return l, nil
+}
+
+// committer is a store that hands over the events it commits, in commit order (the embedded
+// graph store): the log takes them as they commit rather than reading them back.
+type committer interface {
+	OnCommit(func([]*domain.Event))
+}
+
+// publish takes events just committed, in order. Events that do not follow the head (others
+// committed them first, or they came before the log opened) are left to the next fetch.
+func (l *Log) publish(evs []*domain.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if evs[0].Seq != l.head+1 {
+		return
+	}
+	l.appendLocked(evs)
+}
+
+// appendLocked adds events that follow the head and wakes the waiters. Under l.mu.
+func (l *Log) appendLocked(evs []*domain.Event) {
+	l.recent = append(l.recent, evs...)
+	if len(l.recent) > keep {
+		l.recent = append([]*domain.Event(nil), l.recent[len(l.recent)-keep:]...)
+	}
+	l.head = evs[len(evs)-1].Seq
+	close(l.notify)
+	l.notify = make(chan struct{})
 }
 
 // Close stops following; subscriptions end.
@@ -119,17 +154,13 @@ func (l *Log) fetch(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	// The store answers only committed events, in order; Seq may have holes where a deleted
-	// scope's events were.
+	// scope's events were. Those published while this read ran are there already.
 	n := len(evs)
 	l.mu.Lock()
-	l.recent = append(l.recent, evs...)
-	if len(l.recent) > keep {
-		l.recent = append([]*domain.Event(nil), l.recent[len(l.recent)-keep:]...)
+	defer l.mu.Unlock()
+	if i := sort.Search(n, func(k int) bool { return evs[k].Seq > l.head }); i < n {
+		l.appendLocked(evs[i:])
 	}
-	l.head = evs[n-1].Seq
-	close(l.notify)
-	l.notify = make(chan struct{})
-	l.mu.Unlock()
 	return n, nil
 }
 

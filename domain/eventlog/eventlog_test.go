@@ -106,3 +106,92 @@ func TestFollowGathering(t *testing.T) {
 		}
 	}
 }
+
+// committingLog is a memLog that hands over what it commits, as the embedded store does; reads
+// counts the reads of the log.
+type committingLog struct {
+	memLog
+	fn    func([]*domain.Event)
+	reads int
+}
+
+func (c *committingLog) OnCommit(fn func([]*domain.Event)) { c.fn = fn }
+
+func (c *committingLog) EventsSince(ctx context.Context, seq uint64, limit int) ([]*domain.Event, error) {
+	c.mu.Lock()
+	c.reads++
+	c.mu.Unlock()
+	return c.memLog.EventsSince(ctx, seq, limit)
+}
+
+// commit appends n events and hands them over, unless quietly (a writer that does not).
+func (c *committingLog) commit(n int, quietly bool) {
+	c.mu.Lock()
+	first := len(c.evs)
+	c.mu.Unlock()
+	c.append(n)
+	c.mu.Lock()
+	evs := append([]*domain.Event(nil), c.evs[first:]...)
+	c.mu.Unlock()
+	if !quietly {
+		c.fn(evs)
+	}
+}
+
+// Events handed over as they commit are followed without a read; a commit that was not handed
+// over leaves a gap, which the next read fills, and what that read finds again is not repeated.
+func TestCommittedEventsNeedNoRead(t *testing.T) {
+	st := &committingLog{}
+	st.append(2) // before the log opened
+	l, err := Open(context.Background(), st, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if st.fn == nil {
+		t.Fatal("the log did not ask the store for its commits")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []uint64
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		_ = l.Follow(ctx, 2, func(_ context.Context, evs []*domain.Event) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, e := range evs {
+				got = append(got, e.Seq)
+			}
+			if len(got) == 4 {
+				close(done)
+			}
+			return nil
+		})
+	}()
+	st.commit(2, false)
+	if err := l.WaitFor(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	reads := st.reads
+	st.mu.Unlock()
+	if reads != 0 {
+		t.Fatalf("%d reads of the store for events handed over", reads)
+	}
+	st.commit(1, true)  // seq 5, not handed over
+	st.commit(1, false) // seq 6 does not follow the head: left to the read
+	l.Kick()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the follower did not see every event")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, seq := range got {
+		if seq != uint64(i+3) {
+			t.Fatalf("followed %v, want 3..6 once each, in order", got)
+		}
+	}
+}
