@@ -203,7 +203,8 @@ func (l *Log) Follow(ctx context.Context, seq uint64, fn func(ctx context.Contex
 // FollowGathering is Follow for a consumer whose work per batch costs more than its work per
 // event: when fewer events than a full batch are waiting, it waits up to gather for more before
 // it calls fn, so a stream of single writes is handled in a few batches rather than one each.
-// A batch holding an event urgent says is handed over at once.
+// A batch holding an event urgent says is handed over at once, also when that event arrives
+// while the batch is gathering.
 func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Duration, urgent func(*domain.Event) bool,
 	fn func(ctx context.Context, evs []*domain.Event) error) error {
 	waited := false
@@ -212,10 +213,8 @@ func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Durat
 		if err == nil && len(evs) > 0 {
 			if gather > 0 && !waited && len(evs) < fetchSize && (urgent == nil || !slices.ContainsFunc(evs, urgent)) {
 				waited = true
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(gather):
+				if err := l.gather(ctx, seq, gather, urgent, ch); err != nil {
+					return err
 				}
 				continue
 			}
@@ -233,6 +232,27 @@ func (l *Log) FollowGathering(ctx context.Context, seq uint64, gather time.Durat
 			return ctx.Err()
 		case <-ch:
 		case <-time.After(l.poll):
+		}
+	}
+}
+
+// gather waits up to d for the events after seq to fill a batch, and no longer once they hold
+// one that urgent says cannot wait. ch is the log's change channel as the caller last read it.
+func (l *Log) gather(ctx context.Context, seq uint64, d time.Duration, urgent func(*domain.Event) bool, ch <-chan struct{}) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return nil
+		case <-ch:
+			evs, next, err := l.after(ctx, seq, fetchSize)
+			if err != nil || len(evs) >= fetchSize || (urgent != nil && slices.ContainsFunc(evs, urgent)) {
+				return nil
+			}
+			ch = next
 		}
 	}
 }

@@ -195,3 +195,39 @@ func TestCommittedEventsNeedNoRead(t *testing.T) {
 		}
 	}
 }
+
+// An urgent event that arrives while a batch is gathering ends the wait: the batch, with it, is
+// handed over at once.
+func TestUrgentEventEndsTheGathering(t *testing.T) {
+	st := &memLog{}
+	l, err := Open(context.Background(), st, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	urgent := func(e *domain.Event) bool { return e.Type == domain.EvTotalRecallAdvisory }
+	batches := make(chan []*domain.Event, 4)
+	go func() {
+		_ = l.FollowGathering(ctx, 0, time.Hour, urgent, func(_ context.Context, evs []*domain.Event) error {
+			batches <- evs
+			return nil
+		})
+	}()
+	st.append(1)
+	l.Kick()
+	time.Sleep(50 * time.Millisecond) // the follower is gathering (for an hour)
+	st.mu.Lock()
+	st.evs = append(st.evs, &domain.Event{Seq: 2, Type: domain.EvTotalRecallAdvisory})
+	st.mu.Unlock()
+	l.Kick()
+	select {
+	case evs := <-batches:
+		if len(evs) != 2 || evs[1].Type != domain.EvTotalRecallAdvisory {
+			t.Fatalf("batch %v, want the stored memory and the advisory", evs)
+		}
+	case <-ctx.Done():
+		t.Fatal("the urgent event waited for the gathering to end")
+	}
+}
