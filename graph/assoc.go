@@ -135,22 +135,12 @@ func (s *Store) Associations(ctx context.Context, memoryID string, types []domai
 	row := r.Q[0]
 	scope, _ := row["tr.scope"].(string)
 	out := []*domain.Association{}
-	for _, at := range types {
-		p := assocPred(at)
-		for _, key := range []string{p, "~" + p} {
-			edges, _ := row[key].([]any)
-			for _, e := range edges {
-				em, _ := e.(map[string]any)
-				other, _ := em["tr.id"].(string)
-				st := num(em[key+"|strength"])
-				if other == "" || st < minStrength {
-					continue
-				}
-				out = append(out, &domain.Association{SourceID: memoryID, TargetID: other, ScopeID: scope,
-					Type: at, Strength: st, UpdatedAt: facetTime(em[key+"|updatedAt"])})
-			}
+	eachEdge(row, types, func(at domain.AssociationType, key string, st float64, em map[string]any) {
+		if other, _ := em["tr.id"].(string); other != "" && st >= minStrength {
+			out = append(out, &domain.Association{SourceID: memoryID, TargetID: other, ScopeID: scope,
+				Type: at, Strength: st, UpdatedAt: facetTime(em[key+"|updatedAt"])})
 		}
-	}
+	})
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Strength != out[j].Strength {
 			return out[i].Strength > out[j].Strength

@@ -130,19 +130,27 @@ func assocFacetFields(extra string) string {
 	return b.String()
 }
 
-// edgeStrengths returns the strengths of a decoded node's associations.
-func edgeStrengths(row map[string]any) []float64 {
-	var out []float64
-	for _, at := range domain.AssociationTypes {
+// eachEdge calls fn with every association of types in a decoded node, forward before reverse
+// for each type, with its strength and the far node as decoded.
+func eachEdge(row map[string]any, types []domain.AssociationType, fn func(at domain.AssociationType, key string, strength float64, far map[string]any)) {
+	for _, at := range types {
 		p := assocPred(at)
 		for _, key := range []string{p, "~" + p} {
 			edges, _ := row[key].([]any)
 			for _, e := range edges {
 				em, _ := e.(map[string]any)
-				out = append(out, num(em[key+"|strength"]))
+				fn(at, key, num(em[key+"|strength"]), em)
 			}
 		}
 	}
+}
+
+// edgeStrengths returns the strengths of a decoded node's associations.
+func edgeStrengths(row map[string]any) []float64 {
+	var out []float64
+	eachEdge(row, domain.AssociationTypes, func(_ domain.AssociationType, _ string, st float64, _ map[string]any) {
+		out = append(out, st)
+	})
 	return out
 }
 

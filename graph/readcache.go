@@ -157,16 +157,37 @@ func (c *readCache) fillMemory(e uint64, n *memNode) {
 	size := 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fresh(e, n.UID) || size > c.budget/16 {
+	fillLocked(c, c.mems, e, m.ID, n.UID, &cachedMemory{uid: n.UID, node: *n, doc: d, m: m, size: size})
+}
+
+// sized is an entry of the cache, with its approximate size in bytes.
+type sized interface{ bytes() int }
+
+func (cm *cachedMemory) bytes() int  { return cm.size }
+func (cc *cachedContext) bytes() int { return cc.size }
+func (ca *cachedAdj) bytes() int     { return ca.size }
+func (cs *cachedState) bytes() int   { return stateSize }
+
+// fillLocked keeps v as m[id] (of node uid), read by a reader of epoch e, unless a commit wrote
+// the node since or v alone would take a sixteenth of the budget. Under c.mu.
+func fillLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string, v T) {
+	size := v.bytes()
+	if !c.fresh(e, uid) || size > c.budget/16 {
 		return
 	}
 	c.makeRoom(size)
-	if old := c.mems[m.ID]; old != nil {
-		c.used -= old.size
-	}
-	c.mems[m.ID] = &cachedMemory{uid: n.UID, node: *n, doc: d, m: m, size: size}
-	c.uids[n.UID] = m.ID
+	dropEntry(c, m, id)
+	m[id] = v
+	c.uids[uid] = id
 	c.used += size
+}
+
+// dropEntry removes m[id], if there is one. Under c.mu.
+func dropEntry[T sized](c *readCache, m map[string]T, id string) {
+	if old, ok := m[id]; ok {
+		c.used -= old.bytes()
+		delete(m, id)
+	}
 }
 
 // stored caches a memory its writer has just created (under the store's write lock, after the
@@ -199,16 +220,7 @@ func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
 	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fresh(e, cc.uid) {
-		return
-	}
-	c.makeRoom(cc.size)
-	if old := c.ctxs[id]; old != nil {
-		c.used -= old.size
-	}
-	c.ctxs[id] = cc
-	c.uids[cc.uid] = id
-	c.used += cc.size
+	fillLocked(c, c.ctxs, e, id, cc.uid, cc)
 }
 
 // adjacency returns the cached associations of ids (shared: callers only read them) and the ids
@@ -248,31 +260,14 @@ func (c *readCache) states(ids []string, state map[string]domain.LifecycleState)
 func (c *readCache) fillState(e uint64, id string, cs *cachedState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fresh(e, cs.uid) {
-		return
-	}
-	c.makeRoom(stateSize)
-	if c.stateOf[id] == nil {
-		c.used += stateSize
-	}
-	c.stateOf[id] = cs
-	c.uids[cs.uid] = id
+	fillLocked(c, c.stateOf, e, id, cs.uid, cs)
 }
 
 func (c *readCache) fillAdj(e uint64, id string, ca *cachedAdj) {
 	ca.size = 96 + 64*len(ca.edges)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fresh(e, ca.uid) || ca.size > c.budget/16 {
-		return
-	}
-	c.makeRoom(ca.size)
-	if old := c.adj[id]; old != nil {
-		c.used -= old.size
-	}
-	c.adj[id] = ca
-	c.uids[ca.uid] = id
-	c.used += ca.size
+	fillLocked(c, c.adj, e, id, ca.uid, ca)
 }
 
 func (c *readCache) scopePersons(scopeID string) ([]string, bool) {
@@ -317,22 +312,10 @@ func (c *readCache) makeRoom(size int) {
 }
 
 func (c *readCache) dropLocked(id, uid string) {
-	if cm := c.mems[id]; cm != nil {
-		c.used -= cm.size
-		delete(c.mems, id)
-	}
-	if cc := c.ctxs[id]; cc != nil {
-		c.used -= cc.size
-		delete(c.ctxs, id)
-	}
-	if ca := c.adj[id]; ca != nil {
-		c.used -= ca.size
-		delete(c.adj, id)
-	}
-	if c.stateOf[id] != nil {
-		c.used -= stateSize
-		delete(c.stateOf, id)
-	}
+	dropEntry(c, c.mems, id)
+	dropEntry(c, c.ctxs, id)
+	dropEntry(c, c.adj, id)
+	dropEntry(c, c.stateOf, id)
 	delete(c.uids, uid)
 }
 
@@ -467,21 +450,15 @@ func (c *readCache) written(sets, dels []map[string]any) {
 		}
 		if cm := c.mems[id]; cm != nil && (ch.dropMem || ch.patch != nil) {
 			if ch.dropMem || !c.patchLocked(cm, ch.patch) {
-				c.used -= cm.size
-				delete(c.mems, id)
+				dropEntry(c, c.mems, id)
 			}
 		}
-		if cc := c.ctxs[id]; cc != nil && ch.dropCtx {
-			c.used -= cc.size
-			delete(c.ctxs, id)
+		if ch.dropCtx {
+			dropEntry(c, c.ctxs, id)
+			dropEntry(c, c.adj, id)
 		}
-		if ca := c.adj[id]; ca != nil && ch.dropCtx {
-			c.used -= ca.size
-			delete(c.adj, id)
-		}
-		if _, ok := ch.patch["mem.state"]; c.stateOf[id] != nil && (ok || ch.dropMem) {
-			c.used -= stateSize
-			delete(c.stateOf, id)
+		if _, ok := ch.patch["mem.state"]; ok || ch.dropMem {
+			dropEntry(c, c.stateOf, id)
 		}
 		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
 			delete(c.uids, uid)

@@ -130,22 +130,18 @@ func (s *Store) adjacencyRead(ctx context.Context, ids []string, state map[strin
 // When state is not nil it takes the far ends' mem.state as read.
 func edgesOf(row map[string]any, from string, floor float64, state map[string]domain.LifecycleState) []domain.Edge {
 	var out []domain.Edge
-	for _, at := range domain.AssociationTypes {
-		p := assocPred(at)
-		for _, key := range []string{p, "~" + p} {
-			edges, _ := row[key].([]any)
-			for _, e := range edges {
-				em, _ := e.(map[string]any)
-				to, _ := em["tr.id"].(string)
-				if st := num(em[key+"|strength"]); to != "" && st >= floor {
-					out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: st})
-				}
-				if ls, ok := em["mem.state"].(string); ok && to != "" && state != nil {
-					state[to] = domain.LifecycleState(ls)
-				}
-			}
+	eachEdge(row, domain.AssociationTypes, func(at domain.AssociationType, _ string, st float64, em map[string]any) {
+		to, _ := em["tr.id"].(string)
+		if to == "" {
+			return
 		}
-	}
+		if st >= floor {
+			out = append(out, domain.Edge{From: from, To: to, Type: at, Strength: st})
+		}
+		if ls, ok := em["mem.state"].(string); ok && state != nil {
+			state[to] = domain.LifecycleState(ls)
+		}
+	})
 	return out
 }
 

@@ -46,8 +46,8 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if i.closed.Load() {
 		return nil, unavailable()
 	}
-	bq, err := bleveQuery(q, false)
-	if err != nil || bq == nil {
+	tq, err := prepare(q)
+	if err != nil || tq == nil {
 		return nil, err
 	}
 	if err := i.sync(ctx); err != nil {
@@ -58,11 +58,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if i.idx == nil {
 		return nil, unavailable()
 	}
-	if i.scopeHoldsMost(q.ScopeID) {
-		if bq, err = bleveQuery(q, true); err != nil {
-			return nil, err
-		}
-	}
+	bq := tq.place(i.scopeHoldsMost(q.ScopeID))
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -122,7 +118,11 @@ func sortHits(hits []domain.IndexHit) {
 // returns a nil query (and no error) when q can match nothing, such as a text of stop words only
 // or an empty time window.
 func BleveQuery(ix bleve.Index, q domain.IndexQuery) (query.Query, error) {
-	return bleveQuery(q, scopeHoldsMost(ix, q.ScopeID))
+	tq, err := prepare(q)
+	if err != nil || tq == nil {
+		return nil, err
+	}
+	return tq.place(scopeHoldsMost(ix, q.ScopeID)), nil
 }
 
 // scopeHoldsMost reports whether at least half of the documents of ix are the scope's. Filtering
@@ -181,7 +181,15 @@ func (i *Index) scopeHoldsMost(scopeID string) bool {
 	return most
 }
 
-func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
+// textQuery is a search's query but for its scope, which place puts where it costs least.
+type textQuery struct {
+	bq      *query.BooleanQuery // the text: must match, should boosts
+	scope   *query.TermQuery
+	filters []query.Query
+}
+
+// prepare analyses q into its query, nil when q can match nothing.
+func prepare(q domain.IndexQuery) (*textQuery, error) {
 	if q.ScopeID == "" {
 		return nil, domain.FieldErrorf("scopeId", "must not be empty")
 	}
@@ -205,18 +213,8 @@ func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
 	match := query.NewMatchQuery(text)
 	match.SetField(FieldContent)
 	match.Analyzer = en.AnalyzerName
-
-	// The scope never adds to the score (boost 0): hits rank by their text alone, whatever the
-	// number of scopes. When the scope holds most of the index it only filters the text's hits;
-	// otherwise it is a clause of the conjunction, which skips the other scopes' documents.
 	bq := query.NewBooleanQuery(nil, nil, nil)
-	if mostOfIndex {
-		bq.AddMust(match)
-		filters = append([]query.Query{scope}, filters...)
-	} else {
-		scope.SetBoost(0)
-		bq.AddMust(scope, match)
-	}
+	bq.AddMust(match)
 
 	if !q.WordsOnly {
 		exact := query.NewMatchQuery(text)
@@ -233,14 +231,29 @@ func bleveQuery(q domain.IndexQuery, mostOfIndex bool) (query.Query, error) {
 		bq.AddShould(phrase)
 	}
 
+	return &textQuery{bq: bq, scope: scope, filters: filters}, nil
+}
+
+// place completes the query with its scope, once. The scope never adds to the score (boost 0):
+// hits rank by their text alone, whatever the number of scopes. When the scope holds most of the
+// index it only filters the text's hits; otherwise it is a clause of the conjunction, which
+// skips the other scopes' documents.
+func (tq *textQuery) place(mostOfIndex bool) query.Query {
+	filters := tq.filters
+	if mostOfIndex {
+		filters = append([]query.Query{tq.scope}, filters...)
+	} else {
+		tq.scope.SetBoost(0)
+		tq.bq.AddMust(tq.scope)
+	}
 	switch len(filters) {
 	case 0:
 	case 1:
-		bq.AddFilter(filters[0])
+		tq.bq.AddFilter(filters[0])
 	default:
-		bq.AddFilter(query.NewConjunctionQuery(filters))
+		tq.bq.AddFilter(query.NewConjunctionQuery(filters))
 	}
-	return bq, nil
+	return tq.bq
 }
 
 func distinctPositions(tokens analysis.TokenStream) int {
