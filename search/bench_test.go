@@ -192,10 +192,25 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatalf("Count: got %d, want %d", got, n)
 	}
 
-	for _, filtered := range []bool{false, true} {
+	for _, c := range []struct {
+		filtered bool
+		limit    int
+	}{{false, 20}, {true, 20}, {false, 1000}} {
+		filtered := c.filtered
+		benchQueries := func(n, scopes int, filtered bool) []domain.IndexQuery {
+			qs := benchQueries(n, scopes, filtered)
+			for k := range qs {
+				qs[k].Limit = c.limit
+			}
+			return qs
+		}
 		name := fmt.Sprintf("docs=%d", n)
 		if filtered {
 			name += "/filtered"
+		}
+		if c.limit != 20 {
+			// Recall's text pool: the best thousand hits.
+			name += fmt.Sprintf("/limit=%d", c.limit)
 		}
 		b.Run(name+"/Index", func(b *testing.B) {
 			qs := benchQueries(b.N, scopes, filtered)

@@ -1,9 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,53 +65,27 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	size := limit + tieSlack(limit)
-	hits, err := i.collect(ctx, scoreRequest(bq, size))
-	if err == nil && len(hits) == size && hits[limit-1].Score == hits[size-1].Score {
-		// The tie at the limit may go on past what was collected: let Bleve order by id.
-		req := scoreRequest(bq, limit)
-		req.SortBy([]string{"-_score", "_id"})
-		hits, err = i.collect(ctx, req)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return hits[:min(len(hits), limit)], nil
-}
-
-func (i *Index) collect(ctx context.Context, req *bleve.SearchRequest) ([]domain.IndexHit, error) {
-	res, err := i.idx.SearchInContext(ctx, req)
+	hits, err := topHits(ctx, i.idx, bq, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	hits := make([]domain.IndexHit, len(res.Hits))
-	for k, h := range res.Hits {
-		hits[k] = domain.IndexHit{ID: h.ID, Score: h.Score}
-	}
-	sortHits(hits)
 	return hits, nil
 }
-
-// Ties. Sorting the collection by score and then id makes Bleve read the id of every matching
-// document, a third of a search's time on a large scope. Search instead collects the best
-// limit+tieSlack hits by score alone and orders those by score, then id. Only when the score
-// at the limit is still the score of the last hit collected (the tie may go on past it) does
-// it ask Bleve again, sorted by score and id. Either way equal scores come in id order.
-func tieSlack(limit int) int { return max(limit/10, 10) }
 
 func scoreRequest(q query.Query, size int) *bleve.SearchRequest {
 	return bleve.NewSearchRequestOptions(q, size, 0, false)
 }
 
+// sortHits orders hits by score, best first, then by id.
 func sortHits(hits []domain.IndexHit) {
-	sort.SliceStable(hits, func(a, b int) bool {
-		if hits[a].Score != hits[b].Score {
-			return hits[a].Score > hits[b].Score
+	slices.SortFunc(hits, func(a, b domain.IndexHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
 		}
-		return hits[a].ID < hits[b].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 

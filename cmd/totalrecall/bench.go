@@ -31,6 +31,8 @@ import (
 // benchOpts are the sizes of one bench run.
 type benchOpts struct {
 	n, corpus, queries, clients int
+	// searchProfile, when set, is where a CPU profile of the search phase alone is written.
+	searchProfile string
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
@@ -64,6 +66,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file")
 	var cache cacheFlag
 	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
@@ -292,6 +295,16 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		qs[i] = words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))]
 	}
 	lat := make([]time.Duration, 0, len(qs))
+	if o.searchProfile != "" {
+		pf, err := os.Create(o.searchProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return nil, err
+		}
+	}
 	for _, q := range qs {
 		t0 := time.Now()
 		if err := c.do(`query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q, maxResults: 10) { score memory { id content } } }`,
@@ -299,6 +312,9 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 			return nil, err
 		}
 		lat = append(lat, time.Since(t0))
+	}
+	if o.searchProfile != "" {
+		pprof.StopCPUProfile()
 	}
 	rawLat, err := rawBleveSearch(filepath.Join(rawDir, "search"), scope, texts, qs)
 	if err != nil {

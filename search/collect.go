@@ -1,0 +1,126 @@
+package search
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Collecting the best hits. Bleve's TopNCollector keeps a DocumentMatch per retained hit,
+// pre-allocates a pool of size+1 of them, prepares and "loads the fields" of every one, and
+// looks up the id of each: per search, work and garbage in proportion to the size asked for.
+// Recall asks for a pool of a thousand hits to know the text score of the conversation around
+// its seeds, so on a large scope that bookkeeping cost as much as finding the hits. And equal
+// scores in id order (what makes a search repeatable) cost Bleve the id of every matching
+// document. topHits walks Bleve's searcher itself, keeps each retained hit's score and internal
+// number in a heap of plain values, and reads the ids of those hits only, plus of the hits tied
+// with the weakest of them.
+
+// scored is one retained hit: its score and Bleve's internal document number.
+type scored struct {
+	score float64
+	id    index.IndexInternalID
+}
+
+// minHeap keeps the best hits seen so far, the weakest on top.
+type minHeap []scored
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(a, b int) bool { return h[a].score < h[b].score }
+func (h minHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topHits returns the limit hits of q with the highest scores, best first, equal scores in id
+// order. It keeps the best limit hits in a heap and, beside them, every hit whose score equals
+// the weakest of those (the tie at the cut); only those have their ids read, and the tie is
+// settled by id.
+func topHits(ctx context.Context, ix bleve.Index, q query.Query, limit int) ([]domain.IndexHit, error) {
+	adv, err := ix.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	reader, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	m := ix.Mapping()
+	ctx = withScoringModel(ctx, m)
+	s, err := q.Searcher(ctx, reader, m, bsearch.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sctx := &bsearch.SearchContext{
+		DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0),
+		IndexReader:       reader,
+	}
+	h := make(minHeap, 0, min(limit, 1024))
+	var ties []scored // hits outside h scoring what h[0] scores
+	for seen := 0; ; seen++ {
+		if seen%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return nil, err
+		}
+		if dm == nil {
+			break
+		}
+		switch score := dm.Score; {
+		case len(h) < limit:
+			heap.Push(&h, scored{score, slices.Clone(dm.IndexInternalID)})
+		case score == h[0].score:
+			ties = append(ties, scored{score, slices.Clone(dm.IndexInternalID)})
+		case score > h[0].score:
+			out := h[0]
+			h[0] = scored{score, slices.Clone(dm.IndexInternalID)}
+			heap.Fix(&h, 0)
+			if out.score == h[0].score {
+				ties = append(ties, out)
+			} else {
+				ties = ties[:0]
+			}
+		}
+		sctx.DocumentMatchPool.Put(dm)
+	}
+	hits := make([]domain.IndexHit, 0, len(h)+len(ties))
+	for _, x := range slices.Concat(h, ties) {
+		id, err := reader.ExternalID(x.id)
+		if err != nil {
+			return nil, fmt.Errorf("search: document id: %w", err)
+		}
+		hits = append(hits, domain.IndexHit{ID: id, Score: x.score})
+	}
+	sortHits(hits)
+	return hits[:min(len(hits), limit)], nil
+}
+
+// withScoringModel tells the term searchers the mapping's scoring model, as Bleve's own search
+// does.
+func withScoringModel(ctx context.Context, m mapping.IndexMapping) context.Context {
+	model := index.DefaultScoringModel
+	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == index.BM25Scoring {
+		model = index.BM25Scoring
+	}
+	return context.WithValue(ctx, bsearch.GetScoringModelCallbackKey,
+		bsearch.GetScoringModelCallbackFn(func() string { return model }))
+}
