@@ -18,6 +18,9 @@ import (
 	"github.com/dgraph-io/dgo/v250"
 	"github.com/dgraph-io/dgo/v250/protos/api"
 	gojson "github.com/goccy/go-json"
+	"github.com/hypermodeinc/dgraph/v25/edgraph"
+	"github.com/hypermodeinc/dgraph/v25/posting"
+	"github.com/hypermodeinc/dgraph/v25/x"
 	"github.com/hypermodeinc/modusgraph"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -167,10 +170,29 @@ type unit interface {
 
 // embeddedBackend talks to the modusGraph engine's default namespace directly, skipping the
 // in-memory gRPC hop of Engine.GetClient.
+//
+// Reads do not take the engine's lock. modusGraph serialises every query behind its mutations
+// with one lock, so a read waited for whatever write was under way (a batch of events can take
+// tens of milliseconds) although Dgraph reads a snapshot: a query at timestamp ts sees exactly
+// the transactions committed at or before ts, whatever is being applied meanwhile, as queries
+// run beside mutations in a Dgraph alpha. Reads here run Dgraph's query at readTs, the commit
+// timestamp of the last write this process finished, which advance sets after every commit,
+// schema change and drop. Every one of those runs under the store's write lock, so when advance
+// runs no other transaction has taken a timestamp: the engine's newest timestamp is that commit's
+// (never the start timestamp of a transaction still open, whose own writes a read at that
+// timestamp would see).
 type embeddedBackend struct {
 	engine *modusgraph.Engine
 	ns     *modusgraph.Namespace
+	readTs atomic.Uint64
+	// life keeps reads off a closed engine: reads hold it shared, close exclusively.
+	life   sync.RWMutex
+	closed bool
 }
+
+// advance moves reads to the engine's newest timestamp. Under the store's write lock (or before
+// the store is shared), after a commit, schema change or drop.
+func (e *embeddedBackend) advance() { e.readTs.Store(posting.Oracle().MaxAssigned()) }
 
 func openEmbedded(path string) (*embeddedBackend, error) {
 	abs, err := filepath.Abs(path)
@@ -191,11 +213,30 @@ func openEmbedded(path string) (*embeddedBackend, error) {
 }
 
 func (e *embeddedBackend) alter(ctx context.Context, schema string) error {
-	return e.ns.AlterSchema(ctx, schema)
+	if err := e.ns.AlterSchema(ctx, schema); err != nil {
+		return err
+	}
+	e.advance()
+	return nil
 }
 
 func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
-	resp, err := e.ns.QueryWithVars(ctx, q, vars)
+	e.life.RLock()
+	defer e.life.RUnlock()
+	if e.closed {
+		return nil, modusgraph.ErrClosedEngine
+	}
+	ts := e.readTs.Load()
+	if ts == 0 {
+		// Nothing committed through this store yet: the engine's own (locked) read.
+		resp, err := e.ns.QueryWithVars(ctx, q, vars)
+		if err != nil {
+			return nil, err
+		}
+		return resp.Json, nil
+	}
+	resp, err := (&edgraph.Server{}).QueryNoAuth(x.AttachNamespace(ctx, e.ns.ID()),
+		&api.Request{ReadOnly: true, Query: q, StartTs: ts, Vars: vars})
 	if err != nil {
 		return nil, err
 	}
@@ -204,9 +245,20 @@ func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]s
 
 func (e *embeddedBackend) begin(ctx context.Context) unit { return embeddedUnit{e} }
 
-func (e *embeddedBackend) dropAll(ctx context.Context) error { return e.ns.DropData(ctx) }
+func (e *embeddedBackend) dropAll(ctx context.Context) error {
+	if err := e.ns.DropData(ctx); err != nil {
+		return err
+	}
+	e.advance()
+	return nil
+}
 
-func (e *embeddedBackend) close() { modusgraph.Shutdown() }
+func (e *embeddedBackend) close() {
+	e.life.Lock()
+	e.closed = true
+	e.life.Unlock()
+	modusgraph.Shutdown()
+}
 
 type embeddedUnit struct{ e *embeddedBackend }
 
@@ -216,6 +268,9 @@ func (u embeddedUnit) query(ctx context.Context, q string, vars map[string]strin
 
 func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
 	uids, err := u.e.ns.Mutate(ctx, []*api.Mutation{mu})
+	// Also after an error: a transaction that failed after taking its timestamps is never
+	// committed, and a read at a later timestamp does not see what it did not commit.
+	u.e.advance()
 	if err != nil {
 		return nil, err
 	}
