@@ -118,6 +118,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print every question whose evidence is missed at 10")
 	rounds := fs.Int("rounds", 1, "import the conversations this many times (into fresh scopes) and report the median speed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the imports (not the questions) to this file")
+	searchprofile := fs.String("searchprofile", "", "write a CPU profile of the questions (not the imports) to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sf.mnemonic = mc
-	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds, *cpuprofile)
+	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds, *cpuprofile, *searchprofile)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int, cpuprofile string) (*evalResult, error) {
+func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int, cpuprofile, searchprofile string) (*evalResult, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -245,6 +246,17 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	out.Rounds = len(importTimes)
 
 	maxK := evalKs[len(evalKs)-1]
+	if searchprofile != "" {
+		f, err := os.Create(searchprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, cv := range convs {
 		for _, q := range cv.c.Questions {
 			if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {

@@ -23,7 +23,7 @@ func TestEvalLoCoMo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the evaluation imports and asks the whole development set; it runs without -short")
 	}
-	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1, "")
+	res, err := runLoCoMoEval(context.Background(), storeFlags{}, locomoDir, io.Discard, false, 1, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
