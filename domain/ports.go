@@ -109,7 +109,9 @@ type IndexQuery struct {
 	Filter  MemoryFilter
 	// WordsOnly ranks by the stemmed words alone, without the boosts of exact word forms and
 	// of the text as a phrase: about half the cost of a query of several words, for callers
-	// that need speed more than the finest order (flashbacks before every turn).
+	// that need speed more than the finest order (flashbacks before every turn). Of a text of
+	// more than four distinct words, only the four found in the fewest documents are searched:
+	// the words that occur everywhere cost the most and say the least.
 	WordsOnly bool
 }
 

@@ -49,16 +49,7 @@ func (h *minHeap) Pop() any {
 // order. It keeps the best limit hits in a heap and, beside them, every hit whose score equals
 // the weakest of those (the tie at the cut); only those have their ids read, and the tie is
 // settled by id.
-func topHits(ctx context.Context, ix bleve.Index, q query.Query, limit int) ([]domain.IndexHit, error) {
-	adv, err := ix.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	reader, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer reader.Close()
+func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int) ([]domain.IndexHit, error) {
 	m := ix.Mapping()
 	ctx = withScoringModel(ctx, m)
 	s, err := q.Searcher(ctx, reader, m, bsearch.SearcherOptions{})
@@ -112,6 +103,15 @@ func topHits(ctx context.Context, ix bleve.Index, q query.Query, limit int) ([]d
 	}
 	sortHits(hits)
 	return hits[:min(len(hits), limit)], nil
+}
+
+// openReader opens a snapshot of ix; the caller closes it.
+func openReader(ix bleve.Index) (index.IndexReader, error) {
+	adv, err := ix.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
 }
 
 // withScoringModel tells the term searchers the mapping's scoring model, as Bleve's own search

@@ -33,7 +33,12 @@ func TestTopHitsAgreeWithBleve(t *testing.T) {
 					t.Fatalf("prepare %q: %v", q.Text, err)
 				}
 				bq := tq.place(idx.scopeHoldsMost(q.ScopeID))
-				got, err := topHits(ctx, idx.idx, bq, size)
+				r, err := openReader(idx.idx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := topHits(ctx, idx.idx, r, bq, size)
+				r.Close()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,7 +88,12 @@ func TestTopHitsEndsWithTheContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := topHits(ctx, idx.idx, tq.place(true), 10); err != context.Canceled {
+	r, err := openReader(idx.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := topHits(ctx, idx.idx, r, tq.place(true), 10); err != context.Canceled {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }

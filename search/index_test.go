@@ -862,3 +862,39 @@ func TestWordsOnly(t *testing.T) {
 		t.Fatalf("words only: %v, want equal scores", words)
 	}
 }
+
+// A words-only query of more than rarestWords distinct words searches the rarestWords of them
+// found in the fewest documents (ties by word); a shorter one, or a full query, searches every
+// word.
+func TestWordsOnlySearchesTheRarestWords(t *testing.T) {
+	idx := openIndex(t)
+	docs := []domain.IndexDoc{doc("zebra", "s", "zebra"), doc("quokka", "s", "quokka"), doc("narwhal", "s", "narwhal"),
+		doc("axolotl", "s", "axolotl"), doc("okapi", "s", "okapi")}
+	for k := range 20 {
+		docs = append(docs, doc(fmt.Sprintf("filler-%02d", k), "s", "sunny morning walk with coffee"))
+	}
+	put(t, idx, docs...)
+	ids := func(q domain.IndexQuery) []string {
+		q.ScopeID, q.Limit = "s", 50
+		hits, err := idx.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	long := "Sunny morning walk, coffee, and a zebra, a quokka, a narwhal, an axolotl and an okapi"
+	if got, want := ids(domain.IndexQuery{Text: long, WordsOnly: true}), []string{"axolotl", "narwhal", "okapi", "quokka"}; !slices.Equal(got, want) {
+		t.Fatalf("words only, many words: %v, want the documents of the four rarest words %v", got, want)
+	}
+	if got := ids(domain.IndexQuery{Text: long}); len(got) != 25 {
+		t.Fatalf("full query: %d hits %v, want all 25 documents", len(got), got)
+	}
+	if got := ids(domain.IndexQuery{Text: "sunny walk zebra", WordsOnly: true}); len(got) != 21 {
+		t.Fatalf("words only, three words: %d hits %v, want the 20 fillers and the zebra", len(got), got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -59,13 +60,21 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if i.idx == nil {
 		return nil, unavailable()
 	}
-	bq := tq.place(i.scopeHoldsMost(q.ScopeID))
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	hits, err := topHits(ctx, i.idx, bq, limit)
+	r, err := openReader(i.idx)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	err = tq.narrow(ctx, r)
+	var hits []domain.IndexHit
+	if err == nil {
+		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(q.ScopeID)), limit)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -96,6 +105,16 @@ func BleveQuery(ix bleve.Index, q domain.IndexQuery) (query.Query, error) {
 	tq, err := prepare(q)
 	if err != nil || tq == nil {
 		return nil, err
+	}
+	if tq.words != nil {
+		r, err := openReader(ix)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		if err := tq.narrow(context.Background(), r); err != nil {
+			return nil, err
+		}
 	}
 	return tq.place(scopeHoldsMost(ix, q.ScopeID)), nil
 }
@@ -161,6 +180,69 @@ type textQuery struct {
 	bq      *query.BooleanQuery // the text: must match, should boosts
 	scope   *query.TermQuery
 	filters []query.Query
+	// words are the distinct analysed words of a words-only text of more than rarestWords of
+	// them; narrow makes the must clause of the rarest.
+	words []string
+}
+
+// rarestWords bounds a words-only query (IndexQuery.WordsOnly). A query costs Bleve in
+// proportion to the documents its words occur in, and the words that occur everywhere are the
+// ones that say least about which memory the text is about: of a longer text only the
+// rarestWords words found in the fewest documents are searched.
+const rarestWords = 4
+
+// narrow completes a words-only query of many words with the rarestWords of them found in the
+// fewest documents of r (words found nowhere last; ties by word).
+func (tq *textQuery) narrow(ctx context.Context, r index.IndexReader) error {
+	if tq.words == nil {
+		return nil
+	}
+	type counted struct {
+		word string
+		docs uint64
+	}
+	cs := make([]counted, 0, len(tq.words))
+	for _, w := range tq.words {
+		tfr, err := r.TermFieldReader(ctx, []byte(w), FieldContent, false, false, false)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, counted{w, tfr.Count()})
+		if err := tfr.Close(); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(cs, func(a, b counted) int {
+		if (a.docs == 0) != (b.docs == 0) {
+			if a.docs == 0 {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(a.docs, b.docs); c != 0 {
+			return c
+		}
+		return strings.Compare(a.word, b.word)
+	})
+	qs := make([]query.Query, 0, rarestWords)
+	for _, c := range cs[:rarestWords] {
+		t := query.NewTermQuery(c.word)
+		t.SetField(FieldContent)
+		qs = append(qs, t)
+	}
+	tq.bq.AddMust(query.NewDisjunctionQuery(qs))
+	tq.words = nil
+	return nil
+}
+
+func distinctTerms(tokens analysis.TokenStream) []string {
+	var out []string
+	for _, t := range tokens {
+		if w := string(t.Term); !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // prepare analyses q into its query, nil when q can match nothing.
@@ -189,6 +271,12 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 	match.SetField(FieldContent)
 	match.Analyzer = en.AnalyzerName
 	bq := query.NewBooleanQuery(nil, nil, nil)
+	if q.WordsOnly {
+		if words := distinctTerms(tokens); len(words) > rarestWords {
+			// narrow picks the words, from the index.
+			return &textQuery{bq: bq, scope: scope, filters: filters, words: words}, nil
+		}
+	}
 	bq.AddMust(match)
 
 	if !q.WordsOnly {
