@@ -1,8 +1,8 @@
 package search
 
 import (
-	"container/heap"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -25,24 +25,54 @@ import (
 // number in a heap of plain values, and reads the ids of those hits only, plus of the hits tied
 // with the weakest of them.
 
-// scored is one retained hit: its score and Bleve's internal document number.
+// scored is one retained hit: its score and Bleve's internal document number (scorch numbers its
+// documents with 8 big-endian bytes).
 type scored struct {
 	score float64
-	id    index.IndexInternalID
+	num   uint64
 }
 
-// minHeap keeps the best hits seen so far, the weakest on top.
+func docNum(id index.IndexInternalID) (uint64, error) {
+	if len(id) != 8 {
+		return 0, fmt.Errorf("search: internal document id of %d bytes, want 8", len(id))
+	}
+	return binary.BigEndian.Uint64(id), nil
+}
+
+// minHeap keeps the best hits seen so far, the weakest at 0 (written out: container/heap would
+// box every hit it pushes).
 type minHeap []scored
 
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(a, b int) bool { return h[a].score < h[b].score }
-func (h minHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *minHeap) push(x scored) {
+	*h = append(*h, x)
+	s := *h
+	for k := len(s) - 1; k > 0; {
+		parent := (k - 1) / 2
+		if s[parent].score <= s[k].score {
+			break
+		}
+		s[parent], s[k] = s[k], s[parent]
+		k = parent
+	}
+}
+
+// replaceMin puts x in place of the weakest hit.
+func (h minHeap) replaceMin(x scored) {
+	h[0] = x
+	for k := 0; ; {
+		least, l, r := k, 2*k+1, 2*k+2
+		if l < len(h) && h[l].score < h[least].score {
+			least = l
+		}
+		if r < len(h) && h[r].score < h[least].score {
+			least = r
+		}
+		if least == k {
+			return
+		}
+		h[k], h[least] = h[least], h[k]
+		k = least
+	}
 }
 
 // topHits returns the limit hits of q with the highest scores, best first, equal scores in id
@@ -50,6 +80,9 @@ func (h *minHeap) Pop() any {
 // the weakest of those (the tie at the cut); only those have their ids read, and the tie is
 // settled by id.
 func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int) ([]domain.IndexHit, error) {
+	if limit <= 0 {
+		return []domain.IndexHit{}, nil
+	}
 	m := ix.Mapping()
 	ctx = withScoringModel(ctx, m)
 	s, err := q.Searcher(ctx, reader, m, bsearch.SearcherOptions{})
@@ -76,15 +109,18 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 		if dm == nil {
 			break
 		}
+		num, err := docNum(dm.IndexInternalID)
+		if err != nil {
+			return nil, err
+		}
 		switch score := dm.Score; {
 		case len(h) < limit:
-			heap.Push(&h, scored{score, slices.Clone(dm.IndexInternalID)})
+			h.push(scored{score, num})
 		case score == h[0].score:
-			ties = append(ties, scored{score, slices.Clone(dm.IndexInternalID)})
+			ties = append(ties, scored{score, num})
 		case score > h[0].score:
 			out := h[0]
-			h[0] = scored{score, slices.Clone(dm.IndexInternalID)}
-			heap.Fix(&h, 0)
+			h.replaceMin(scored{score, num})
 			if out.score == h[0].score {
 				ties = append(ties, out)
 			} else {
@@ -94,8 +130,10 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 		sctx.DocumentMatchPool.Put(dm)
 	}
 	hits := make([]domain.IndexHit, 0, len(h)+len(ties))
+	internal := make(index.IndexInternalID, 8)
 	for _, x := range slices.Concat(h, ties) {
-		id, err := reader.ExternalID(x.id)
+		binary.BigEndian.PutUint64(internal, x.num)
+		id, err := reader.ExternalID(internal)
 		if err != nil {
 			return nil, fmt.Errorf("search: document id: %w", err)
 		}
