@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -66,23 +65,17 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
-	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file")
+	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file (not with -cpuprofile: one profile at a time)")
 	var cache cacheFlag
 	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	tmp, err := os.MkdirTemp("", "totalrecall-bench-")
 	if err != nil {
 		return err
@@ -295,16 +288,11 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		qs[i] = words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))]
 	}
 	lat := make([]time.Duration, 0, len(qs))
-	if o.searchProfile != "" {
-		pf, err := os.Create(o.searchProfile)
-		if err != nil {
-			return nil, err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return nil, err
-		}
+	stop, err := startProfile(o.searchProfile)
+	if err != nil {
+		return nil, err
 	}
+	defer stop() // on an early return; stopping twice is harmless
 	for _, q := range qs {
 		t0 := time.Now()
 		if err := c.do(`query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q, maxResults: 10) { score memory { id content } } }`,
@@ -313,9 +301,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	if o.searchProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	stop()
 	rawLat, err := rawBleveSearch(filepath.Join(rawDir, "search"), scope, texts, qs)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"sort"
 	"time"
 
@@ -81,17 +80,11 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 	fmt.Fprintf(w, "[%s] loaded %d artifacts (%d live, the rest tombstones of removed ones) and ~%d references in %s\n",
 		name, n, live, edges, time.Since(start).Round(time.Millisecond))
 
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	var raw, rawPar, pass []time.Duration
 	var rawBytes int
 	var rep *domain.DigestReport

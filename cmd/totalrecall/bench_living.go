@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -146,17 +145,11 @@ func benchLiving(args []string, stdout io.Writer) error {
 	waitConsumers(cx)
 	fmt.Fprintf(stdout, "totalrecall bench living — %s, %d cores, %d memories in one scope (reused: %v)\n\n", sf.store, runtimeCPUs(), len(ids), reused)
 	fmt.Fprintf(stdout, "%-58s %14s   %s\n", "figure", "totalrecall", "raw baseline (same run, same graph)")
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 
 	// --- total recall: advisory in hand → notification built, beside raw DQL @recurse ---
 	sub, err := cx.Subconscious()

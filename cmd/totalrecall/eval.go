@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -194,16 +193,11 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	// fresh raw Bleve index; the questions are asked of the last round's scopes.
 	var convs []conv
 	var importTimes, rawTimes []time.Duration
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
+	stopImport, err := startProfile(cpuprofile)
+	if err != nil {
+		return nil, err
 	}
+	defer stopImport() // on an early return; stopping twice is harmless
 	for round := 0; round < max(1, rounds); round++ {
 		convs = convs[:0]
 		var texts []domain.IndexDoc
@@ -239,24 +233,16 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 		}
 		rawTimes = append(rawTimes, raw)
 	}
-	if cpuprofile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopImport()
 	out.ImportTook, out.RawIndexing = pct(importTimes, 50), pct(rawTimes, 50)
 	out.Rounds = len(importTimes)
 
 	maxK := evalKs[len(evalKs)-1]
-	if searchprofile != "" {
-		f, err := os.Create(searchprofile)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
-		defer pprof.StopCPUProfile()
+	stopQuestions, err := startProfile(searchprofile)
+	if err != nil {
+		return nil, err
 	}
+	defer stopQuestions()
 	for _, cv := range convs {
 		for _, q := range cv.c.Questions {
 			if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
