@@ -156,6 +156,14 @@ type RecallContextReader interface {
 	ScopePersons(ctx context.Context, scopeID string) ([]string, error)
 }
 
+// EpisodeMemberReader reads the members of episodes for ranking: cheaper than EpisodeStore's
+// Episodes with items, as it reads neither the episodes' documents nor their members' order.
+type EpisodeMemberReader interface {
+	// EpisodeMembers returns the member memory ids of each of ids that is an episode of the
+	// scope, in no particular order; other ids are left out.
+	EpisodeMembers(ctx context.Context, scopeID string, ids []string) (map[string][]string, error)
+}
+
 // VectorHit is one nearest neighbour of a vector search.
 type VectorHit struct {
 	MemoryID string

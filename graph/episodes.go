@@ -71,6 +71,42 @@ func (n *episodeNode) episode() (*domain.Episode, error) {
 	return e, nil
 }
 
+// EpisodeMembers returns the member ids of each of ids that is an episode of the scope, in no
+// particular order (domain.EpisodeMemberReader): one query for the members alone, without the
+// episodes' documents, their order, or a sort by start.
+func (s *Store) EpisodeMembers(ctx context.Context, scopeID string, ids []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	ids = validIDs(ids)
+	if len(ids) == 0 || !domain.ValidID(scopeID) {
+		return out, nil
+	}
+	var r struct {
+		Q []struct {
+			Kind  string `json:"tr.kind"`
+			Scope string `json:"tr.scope"`
+			ID    string `json:"tr.id"`
+			Items []struct {
+				ID string `json:"tr.id"`
+			} `json:"ep.items"`
+		} `json:"q"`
+	}
+	// Kind and scope are checked here: eq filters would read their whole index posting lists.
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { tr.kind tr.scope tr.id ep.items (first: 100000) { tr.id } } }`, nil, &r); err != nil {
+		return nil, err
+	}
+	for _, n := range r.Q {
+		if n.Kind != kindEpisode || n.Scope != scopeID {
+			continue
+		}
+		members := make([]string, 0, len(n.Items))
+		for _, it := range n.Items {
+			members = append(members, it.ID)
+		}
+		out[n.ID] = members
+	}
+	return out, nil
+}
+
 // Episodes lists a scope's episodes, oldest start first, without their items.
 func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFilter) ([]*domain.Episode, error) {
 	if !domain.ValidID(scopeID) {

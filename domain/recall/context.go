@@ -2,7 +2,9 @@ package recall
 
 import (
 	"context"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -178,16 +180,30 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 				}
 			}
 		}
-		if len(epIDs) > 0 {
+		addEpisode := func(id string, items []string) {
+			members[id] = items
+			for _, it := range items {
+				energy[id] += textOf[it] * textOf[it]
+			}
+		}
+		if mr, ok := es.(domain.EpisodeMemberReader); ok && len(epIDs) > 0 {
+			m, err := mr.EpisodeMembers(ctx, q.ScopeID, epIDs)
+			if err != nil {
+				wg.Wait()
+				return nil, err
+			}
+			// In a fixed order: an energy is a sum of floating-point numbers.
+			for _, id := range slices.Sorted(maps.Keys(m)) {
+				addEpisode(id, slices.Sorted(slices.Values(m[id])))
+			}
+		} else if len(epIDs) > 0 {
 			eps, err := es.Episodes(ctx, q.ScopeID, domain.EpisodeFilter{IDs: epIDs, WithItems: true})
 			if err != nil {
+				wg.Wait()
 				return nil, err
 			}
 			for _, e := range eps {
-				members[e.ID] = e.Items
-				for _, it := range e.Items {
-					energy[e.ID] += textOf[it] * textOf[it]
-				}
+				addEpisode(e.ID, e.Items)
 			}
 		}
 	}
