@@ -160,13 +160,21 @@ func (c *readCache) fillMemory(e uint64, n *memNode) {
 	fillLocked(c, c.mems, e, m.ID, n.UID, &cachedMemory{uid: n.UID, node: *n, doc: d, m: m, size: size})
 }
 
-// sized is an entry of the cache, with its approximate size in bytes.
-type sized interface{ bytes() int }
+// sized is an entry of the cache: its approximate size in bytes and its node's uid.
+type sized interface {
+	bytes() int
+	nodeUID() string
+}
 
 func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
 func (ca *cachedAdj) bytes() int     { return ca.size }
 func (cs *cachedState) bytes() int   { return stateSize }
+
+func (cm *cachedMemory) nodeUID() string  { return cm.uid }
+func (cc *cachedContext) nodeUID() string { return cc.uid }
+func (ca *cachedAdj) nodeUID() string     { return ca.uid }
+func (cs *cachedState) nodeUID() string   { return cs.uid }
 
 // fillLocked keeps v as m[id] (of node uid), read by a reader of epoch e, unless a commit wrote
 // the node since or v alone would take a sixteenth of the budget. Under c.mu.
@@ -292,22 +300,18 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 // makeRoom evicts arbitrary entries until size more fits the budget. Under c.mu.
 func (c *readCache) makeRoom(size int) {
 	for c.used+size > c.budget && (len(c.mems) > 0 || len(c.ctxs) > 0 || len(c.adj) > 0 || len(c.stateOf) > 0) {
-		for id, cm := range c.mems {
-			c.dropLocked(id, cm.uid)
-			break
-		}
-		for id, cc := range c.ctxs {
-			c.dropLocked(id, cc.uid)
-			break
-		}
-		for id, ca := range c.adj {
-			c.dropLocked(id, ca.uid)
-			break
-		}
-		for id, cs := range c.stateOf {
-			c.dropLocked(id, cs.uid)
-			break
-		}
+		evictOne(c, c.mems)
+		evictOne(c, c.ctxs)
+		evictOne(c, c.adj)
+		evictOne(c, c.stateOf)
+	}
+}
+
+// evictOne drops an arbitrary entry of m, with everything cached of its node. Under c.mu.
+func evictOne[T sized](c *readCache, m map[string]T) {
+	for id, v := range m {
+		c.dropLocked(id, v.nodeUID())
+		return
 	}
 }
 

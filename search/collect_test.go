@@ -32,11 +32,11 @@ func TestTopHitsAgreeWithBleve(t *testing.T) {
 				if err != nil || tq == nil {
 					t.Fatalf("prepare %q: %v", q.Text, err)
 				}
-				bq := tq.place(idx.scopeHoldsMost(q.ScopeID))
 				r, err := openReader(idx.idx)
 				if err != nil {
 					t.Fatal(err)
 				}
+				bq := tq.place(idx.scopeHoldsMost(r, q.ScopeID))
 				got, err := topHits(ctx, idx.idx, r, bq, size)
 				r.Close()
 				if err != nil {

@@ -809,7 +809,12 @@ func TestScopeFilteredOrIntersected(t *testing.T) {
 	}
 	put(t, idx, docs...)
 	idx.mu.RLock()
-	bigMost, smallMost := scopeHoldsMost(idx.idx, "big"), scopeHoldsMost(idx.idx, "small")
+	r, err := openReader(idx.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigMost, smallMost := scopeHoldsMost(r, "big"), scopeHoldsMost(r, "small")
+	r.Close()
 	idx.mu.RUnlock()
 	if !bigMost || smallMost {
 		t.Fatalf("scopeHoldsMost: big %v, small %v; want true, false", bigMost, smallMost)

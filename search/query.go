@@ -73,7 +73,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	err = tq.narrow(ctx, r)
 	var hits []domain.IndexHit
 	if err == nil {
-		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(q.ScopeID)), limit)
+		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(r, q.ScopeID)), limit)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -106,42 +106,37 @@ func BleveQuery(ix bleve.Index, q domain.IndexQuery) (query.Query, error) {
 	if err != nil || tq == nil {
 		return nil, err
 	}
-	if tq.words != nil {
-		r, err := openReader(ix)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		if err := tq.narrow(context.Background(), r); err != nil {
-			return nil, err
-		}
-	}
-	return tq.place(scopeHoldsMost(ix, q.ScopeID)), nil
-}
-
-// scopeHoldsMost reports whether at least half of the documents of ix are the scope's. Filtering
-// the text's hits by scope then costs less than intersecting them with the scope's long posting
-// list, which a scored or conjunctive clause would walk.
-func scopeHoldsMost(ix bleve.Index, scopeID string) bool {
-	adv, err := ix.Advanced()
+	r, err := openReader(ix)
 	if err != nil {
-		return false
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return false
+		return nil, err
 	}
 	defer r.Close()
+	if err := tq.narrow(context.Background(), r); err != nil {
+		return nil, err
+	}
+	return tq.place(scopeHoldsMost(r, q.ScopeID)), nil
+}
+
+// scopeHoldsMost reports whether at least half of the documents of r are the scope's. Filtering
+// the text's hits by scope then costs less than intersecting them with the scope's long posting
+// list, which a scored or conjunctive clause would walk.
+func scopeHoldsMost(r index.IndexReader, scopeID string) bool {
 	n, err := r.DocCount()
 	if err != nil || n == 0 {
 		return false
 	}
-	tfr, err := r.TermFieldReader(context.Background(), []byte(scopeID), FieldScope, false, false, false)
+	in, err := docsWith(context.Background(), r, FieldScope, scopeID)
+	return err == nil && 2*in >= n
+}
+
+// docsWith counts the documents of r whose field holds term.
+func docsWith(ctx context.Context, r index.IndexReader, field, term string) (uint64, error) {
+	tfr, err := r.TermFieldReader(ctx, []byte(term), field, false, false, false)
 	if err != nil {
-		return false
+		return 0, err
 	}
-	defer tfr.Close()
-	return 2*tfr.Count() >= n
+	n := tfr.Count()
+	return n, tfr.Close()
 }
 
 // plan is what a search found out about its scope's share of the index, and when.
@@ -154,14 +149,14 @@ type plan struct {
 // documents come and go, and a stale answer costs speed, never a different result.
 const planFor = time.Second
 
-// scopeHoldsMost is scopeHoldsMost of the open index, looked at again at most once per planFor
-// for each scope. Callers hold i.mu.
-func (i *Index) scopeHoldsMost(scopeID string) bool {
+// scopeHoldsMost is scopeHoldsMost of r, a snapshot of the open index, looked at again at most
+// once per planFor for each scope. Callers hold i.mu.
+func (i *Index) scopeHoldsMost(r index.IndexReader, scopeID string) bool {
 	now := time.Now()
 	if v, ok := i.plans.Load(scopeID); ok && now.Sub(v.(plan).at) < planFor {
 		return v.(plan).most
 	}
-	most := scopeHoldsMost(i.idx, scopeID)
+	most := scopeHoldsMost(r, scopeID)
 	i.plans.Store(scopeID, plan{at: now, most: most})
 	if i.planned.Add(1)%4096 == 0 {
 		// Forget the scopes not searched lately, so the map stays as small as the busy scopes.
@@ -203,14 +198,11 @@ func (tq *textQuery) narrow(ctx context.Context, r index.IndexReader) error {
 	}
 	cs := make([]counted, 0, len(tq.words))
 	for _, w := range tq.words {
-		tfr, err := r.TermFieldReader(ctx, []byte(w), FieldContent, false, false, false)
+		n, err := docsWith(ctx, r, FieldContent, w)
 		if err != nil {
 			return err
 		}
-		cs = append(cs, counted{w, tfr.Count()})
-		if err := tfr.Close(); err != nil {
-			return err
-		}
+		cs = append(cs, counted{w, n})
 	}
 	slices.SortFunc(cs, func(a, b counted) int {
 		if (a.docs == 0) != (b.docs == 0) {
