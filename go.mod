@@ -13,6 +13,7 @@ require (
 	github.com/hypermodeinc/dgraph/v25 v25.0.0
 	github.com/hypermodeinc/modusgraph v0.2.0
 	github.com/vektah/gqlparser/v2 v2.5.30
+	go.opencensus.io v0.24.0
 	google.golang.org/grpc v1.75.1
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -143,7 +144,6 @@ require (
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	go.etcd.io/etcd/raft/v3 v3.5.23 // indirect
-	go.opencensus.io v0.24.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.1.0 // indirect
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.63.0 // indirect
 	go.opentelemetry.io/otel v1.38.0 // indirect

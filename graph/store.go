@@ -202,6 +202,7 @@ func openEmbedded(path string) (*embeddedBackend, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
 	}
+	quietEngineMetrics()
 	eng, err := modusgraph.NewEngine(modusgraph.NewDefaultConfig(abs))
 	if err != nil {
 		if errors.Is(err, modusgraph.ErrSingletonOnly) {
