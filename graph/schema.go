@@ -18,10 +18,10 @@ mem.kind: string @index(exact) .
 mem.tier: string @index(exact) .
 mem.tags: [string] @index(exact) .
 mem.occurredAt: datetime @index(hour) .
-mem.salience: float @index(float) .
+mem.salience: float .
 mem.claimed: bool @index(bool) .
 mem.accessCount: int .
-mem.lastAccessedAt: datetime @index(hour) .
+mem.lastAccessedAt: datetime .
 mem.state: string @index(exact) .
 mem.version: int .
 mem.doc: string .
@@ -31,7 +31,7 @@ assoc.THEMATIC: [uid] @reverse .
 assoc.EMOTIONAL: [uid] @reverse .
 assoc.PERSON: [uid] @reverse .
 ev.seq: int @index(int) @upsert .
-ev.type: string @index(exact) .
+ev.type: string .
 ev.memory: string @index(exact) .
 ev.requestId: string @index(exact) .
 ev.messageId: string @index(exact) @upsert .
