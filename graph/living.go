@@ -507,6 +507,31 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		}
 		return o
 	}
+	// Retrievals first: a score planned with them (Scorer.PlanAccesses) checkpoints the version
+	// they leave.
+	counts := map[string]int{}
+	last := map[string]time.Time{}
+	for _, a := range ch.Accesses {
+		counts[a.MemoryID]++
+		if a.At.After(last[a.MemoryID]) {
+			last[a.MemoryID] = a.At
+		}
+	}
+	for id, c := range counts {
+		n := mems[id]
+		if n == nil {
+			continue
+		}
+		at := last[id]
+		if n.Last != nil && n.Last.After(at) {
+			at = *n.Last
+		}
+		n.Version++
+		o := obj(n.UID)
+		o["mem.accessCount"], o["mem.lastAccessedAt"], o["mem.version"] = n.Count+c, ts(at), n.Version
+	}
+	// The scores' events follow the changes' own: a score may be caused by one of those.
+	var scored []*domain.Event
 	for _, u := range ch.Scores {
 		n := mems[u.MemoryID]
 		if u.Ref != "" {
@@ -544,28 +569,7 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 			o["mem.score"] = v
 		}
 		res.Applied++
-		t.emit(u.Events...)
-	}
-	counts := map[string]int{}
-	last := map[string]time.Time{}
-	for _, a := range ch.Accesses {
-		counts[a.MemoryID]++
-		if a.At.After(last[a.MemoryID]) {
-			last[a.MemoryID] = a.At
-		}
-	}
-	for id, c := range counts {
-		n := mems[id]
-		if n == nil {
-			continue
-		}
-		at := last[id]
-		if n.Last != nil && n.Last.After(at) {
-			at = *n.Last
-		}
-		n.Version++
-		o := obj(n.UID)
-		o["mem.accessCount"], o["mem.lastAccessedAt"], o["mem.version"] = n.Count+c, ts(at), n.Version
+		scored = append(scored, u.Events...)
 	}
 	for _, a := range ch.Associations {
 		src, dst := mems[a.SourceID], mems[a.TargetID]
@@ -602,5 +606,6 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		}
 		t.emit(e)
 	}
+	t.emit(scored...)
 	return res, nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/recall"
+	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
 // The event subscriptions of seed 000: which context consumes which events (and so records a
@@ -265,6 +267,14 @@ type accessRecorder struct {
 	wake   chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
+	// scoring, once the living memory runs, scores the retrieved memories in the write that
+	// records their retrievals (the Salience consumer then passes those retrievals by).
+	scoring atomic.Pointer[accessScoring]
+}
+
+type accessScoring struct {
+	store  domain.LivingStore
+	scorer *salience.Scorer
 }
 
 func newAccessRecorder(st domain.Store, lg interface{ Kick() }, logger *slog.Logger) *accessRecorder {
@@ -323,7 +333,9 @@ func (r *accessRecorder) flush() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var err error
-	if ar, ok := r.store.(domain.AccessRecorder); ok {
+	if sc := r.scoring.Load(); sc != nil {
+		err = sc.record(ctx, acc, evs)
+	} else if ar, ok := r.store.(domain.AccessRecorder); ok {
 		err = ar.RecordAccesses(ctx, acc, evs)
 	} else {
 		err = r.store.AppendEvents(ctx, evs)
@@ -332,6 +344,29 @@ func (r *accessRecorder) flush() {
 		r.logger.Error("recording search accesses failed", "err", err)
 	}
 	r.log.Kick()
+}
+
+// record writes retrievals and the messages around them with the scores of the retrieved
+// memories: one write where the Salience consumer would add a second (with its reads, its
+// watermark and the touches of the retrievals it scored).
+func (sc *accessScoring) record(ctx context.Context, acc []domain.Access, evs []*domain.Event) error {
+	ids := make([]string, 0, len(acc))
+	seen := make(map[string]bool, len(acc))
+	for _, a := range acc {
+		if !seen[a.MemoryID] {
+			seen[a.MemoryID] = true
+			ids = append(ids, a.MemoryID)
+		}
+	}
+	var rows []*domain.ScoreRow
+	if len(ids) > 0 {
+		var err error
+		if rows, err = sc.store.ScoreRows(ctx, ids); err != nil {
+			return err
+		}
+	}
+	_, err := sc.store.Apply(ctx, nil, sc.scorer.PlanAccesses(acc, evs, rows), nil)
+	return err
 }
 
 func (r *accessRecorder) close() {

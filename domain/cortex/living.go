@@ -49,6 +49,7 @@ func (c *Cortex) startLiving(ctx, bg context.Context, cfg LivingConfig) error {
 		sweeper: &salience.Sweeper{Store: ls, Params: params, Now: c.now, PageSize: cfg.SweepPage, BatchSize: cfg.SweepBatch}}
 	l.sub = subconscious.New(c.store, ls, l.sweeper, c.now, cfg.Subconscious, c.logger)
 	c.living = l
+	c.accesses.scoring.Store(&accessScoring{store: ls, scorer: l.scorer})
 	if err := c.startLivingConsumers(ctx, bg); err != nil {
 		return err
 	}

@@ -106,28 +106,34 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 }
 
 // fresh returns the events of evs after seq that keep selects.
-func fresh(evs []*domain.Event, seq uint64, keep func(domain.EventType) bool) []*domain.Event {
+func fresh(evs []*domain.Event, seq uint64, keep func(*domain.Event) bool) []*domain.Event {
 	var out []*domain.Event
 	for _, e := range evs {
-		if e.Seq > seq && keep(e.Type) {
+		if e.Seq > seq && keep(e) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
+// salienceTodo: what the Salience consumer scores, all but the retrievals already scored where
+// they were written.
+func salienceTodo(e *domain.Event) bool { return salience.Consumed(e.Type) && !salience.Handled(e) }
+
+func subconsciousTodo(e *domain.Event) bool { return subconscious.Consumes(e.Type) }
+
 // salienceBatch recomputes the scores of the memories a batch is about (Salience) and updates
 // the associations of reclassified memories (Synapse).
 func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 	l := c.living
-	if len(fresh(evs, 0, salience.Consumed)) == 0 {
+	if len(fresh(evs, 0, salienceTodo)) == 0 {
 		return nil
 	}
 	w, _, err := l.store.ConsumerWatermark(ctx, consumerSalience)
 	if err != nil {
 		return err
 	}
-	todo := fresh(evs, w, salience.Consumed)
+	todo := fresh(evs, w, salienceTodo)
 	if len(todo) == 0 {
 		return nil
 	}
@@ -152,7 +158,7 @@ func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 	}
 	var applied []*domain.Event
 	if _, err := l.store.Consume(ctx, consumerSalience, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
-		applied = fresh(todo, w, salience.Consumed)
+		applied = fresh(todo, w, salienceTodo)
 		ch := l.scorer.Plan(applied, byID)
 		now := c.now().UTC()
 		for _, e := range applied {
@@ -181,14 +187,14 @@ func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 // session ends (audit prompts), and the memories stored in sessions.
 func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) error {
 	l := c.living
-	if len(fresh(evs, 0, subconscious.Consumes)) == 0 {
+	if len(fresh(evs, 0, subconsciousTodo)) == 0 {
 		return nil
 	}
 	w, _, err := l.store.ConsumerWatermark(ctx, consumerSubconscious)
 	if err != nil {
 		return err
 	}
-	todo := fresh(evs, w, subconscious.Consumes)
+	todo := fresh(evs, w, subconsciousTodo)
 	if len(todo) == 0 {
 		return nil
 	}
@@ -201,7 +207,7 @@ func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) err
 	}
 	var applied []*domain.Event
 	if _, err := l.store.Consume(ctx, consumerSubconscious, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
-		applied = fresh(todo, w, subconscious.Consumes)
+		applied = fresh(todo, w, subconsciousTodo)
 		ch := &domain.Changes{}
 		for _, e := range applied {
 			ch.Merge(plans[e.ID()])

@@ -22,6 +22,18 @@ func Consumed(t domain.EventType) bool {
 	return false
 }
 
+// Handled reports whether the Salience context has already scored e where it was written: the
+// retrievals recorded by PlanAccesses carry its touch and their SalienceScored in the same write,
+// so the Salience consumer passes them by.
+func Handled(e *domain.Event) bool {
+	for _, t := range e.Touches {
+		if t.Context == domain.CtxSalience {
+			return true
+		}
+	}
+	return false
+}
+
 // reinforcing events reset a memory's recency; rising ones may lift it into a higher tier.
 func reinforcing(t domain.EventType) bool {
 	switch t {
@@ -147,4 +159,50 @@ func timeOrNil(t *time.Time) any {
 		return nil
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// PlanAccesses scores the memories of recorded retrievals in the write that records them: rows
+// are the memories as read before that write, which raises each one's access count by its
+// retrievals, moves its last access to the latest one and its version by one. The MemoryAccessed
+// events among evs whose memory has a row get the Salience context's touch (see Handled); the
+// returned changes carry the accesses, evs and the score updates (by memory id, each with its
+// SalienceScored, and a TierPromoted where the rise reaches a higher tier).
+func (s *Scorer) PlanAccesses(acc []domain.Access, evs []*domain.Event, rows []*domain.ScoreRow) *domain.Changes {
+	counts := map[string]int{}
+	last := map[string]time.Time{}
+	for _, a := range acc {
+		counts[a.MemoryID]++
+		if a.At.After(last[a.MemoryID]) {
+			last[a.MemoryID] = a.At
+		}
+	}
+	byID := make(map[string]*domain.ScoreRow, len(rows))
+	for _, r := range rows {
+		c, ok := counts[r.ID]
+		if !ok {
+			continue
+		}
+		after := *r
+		after.AccessCount += c
+		if at := last[r.ID]; after.LastAccessedAt == nil || at.After(*after.LastAccessedAt) {
+			after.LastAccessedAt = &at
+		}
+		after.Version++
+		after.Ref = "" // the write reads the memory by id, as it does for the access
+		byID[r.ID] = &after
+	}
+	now := s.Now().UTC()
+	var accessed []*domain.Event
+	for _, e := range evs {
+		if e.Type == domain.EvMemoryAccessed && byID[e.MemoryID] != nil {
+			e.Touches = append(e.Touches, domain.Touch{Context: domain.CtxSalience, At: now})
+			accessed = append(accessed, e)
+		}
+	}
+	ch := s.Plan(accessed, byID)
+	for i := range ch.Scores {
+		ch.Scores[i].Ref = ""
+	}
+	ch.Accesses, ch.Events = acc, evs
+	return ch
 }

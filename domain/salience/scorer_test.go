@@ -82,3 +82,69 @@ func TestScorerOneScorePerMemoryCausedByItsLastEvent(t *testing.T) {
 		t.Fatalf("MemoryIDs = %v", ids)
 	}
 }
+
+// Retrievals scored where they are written: the rows are read before the write, which raises
+// the counts and the version; the retrievals carry the Salience touch and each memory one
+// SalienceScored caused by its last retrieval, after a promotion check against the version the
+// write leaves.
+func TestScorerPlanAccesses(t *testing.T) {
+	now := t0.Add(time.Hour)
+	s := &Scorer{Params: DefaultParams(), Now: func() time.Time { return now }}
+	before := t0.Add(-30 * day)
+	hot := &domain.ScoreRow{Ref: "0x1", ID: "hot", ScopeID: "s", Tier: domain.TierLongTerm, Importance: 1, AccessCount: 1, Version: 3,
+		LastAccessedAt: &before, Scored: true, Potential: Initial(1), Recency: 0.2, ScoredAt: before, Salience: 0.1}
+	cold := &domain.ScoreRow{Ref: "0x2", ID: "cold", ScopeID: "s", Tier: domain.TierLongTerm, Version: 7}
+	a1, a2 := evAt(domain.EvMemoryAccessed, "hot", t0), evAt(domain.EvMemoryAccessed, "hot", t0.Add(time.Minute))
+	c1 := evAt(domain.EvMemoryAccessed, "cold", t0)
+	gone := evAt(domain.EvMemoryAccessed, "gone", t0) // deleted before the rows were read
+	query := evAt("SearchQuery", "", t0)
+	evs := []*domain.Event{query, a1, a2, c1, gone}
+	acc := []domain.Access{{MemoryID: "hot", At: t0}, {MemoryID: "hot", At: t0.Add(time.Minute)}, {MemoryID: "cold", At: t0}, {MemoryID: "gone", At: t0}}
+	ch := s.PlanAccesses(acc, evs, []*domain.ScoreRow{hot, cold})
+	if len(ch.Accesses) != 4 || len(ch.Events) != 5 {
+		t.Fatalf("the changes carry the accesses and events as given: %d, %d", len(ch.Accesses), len(ch.Events))
+	}
+	for _, e := range []*domain.Event{a1, a2, c1} {
+		if !Handled(e) {
+			t.Fatalf("%s of %s carries no Salience touch", e.Type, e.MemoryID)
+		}
+	}
+	if Handled(gone) || Handled(query) {
+		t.Fatal("only retrievals of memories with a row are scored here")
+	}
+	if hot.AccessCount != 1 || hot.Version != 3 {
+		t.Fatal("the rows given are not changed")
+	}
+	by := map[string]domain.ScoreUpdate{}
+	for _, u := range ch.Scores {
+		by[u.MemoryID] = u
+	}
+	if len(by) != 2 {
+		t.Fatalf("%d updates, want one per memory with a row", len(ch.Scores))
+	}
+	u := by["hot"]
+	if u.Ref != "" {
+		t.Fatal("the write reads the memory by id, with its retrievals")
+	}
+	// Three retrievals in all now: the potential is that of the count the write leaves.
+	wantP := Potential(Features{Importance: 1, AccessCount: 3})
+	if u.Potential == nil || !near(*u.Potential, wantP) {
+		t.Fatalf("potential %v, want %v", u.Potential, wantP)
+	}
+	if u.ReinforcedAt == nil || !u.ReinforcedAt.Equal(a2.Context.Timestamp) {
+		t.Fatalf("reinforced at %v, want the last retrieval", u.ReinforcedAt)
+	}
+	if u.Tier != domain.TierActiveContext || u.ExpectVersion != 4 {
+		t.Fatalf("a promotion expects the version the retrievals leave (4): %+v", u)
+	}
+	sc := u.Events[0]
+	if sc.Type != domain.EvSalienceScored || sc.Context.CausationID != a2.Context.MessageID || sc.Payload["lastAccessed"] != t0.Add(time.Minute).Format(time.RFC3339Nano) {
+		t.Fatalf("SalienceScored = %+v", sc)
+	}
+	if u := by["cold"]; u.Potential == nil || !near(*u.Potential, Potential(Features{AccessCount: 1})) || u.Events[0].Context.CausationID != c1.Context.MessageID {
+		t.Fatalf("cold update = %+v", u)
+	}
+	if Handled(evAt(domain.EvMemoryClaimed, "hot", t0)) {
+		t.Fatal("an event no context touched is not handled")
+	}
+}
