@@ -55,6 +55,14 @@ type ScoreUpdate struct {
 	Events []*Event
 }
 
+// ScoredInserter is the optional store capability of storing new memories with their first
+// scores in one write (Scorer.PlanStored): InsertMemories, plus each update's score and
+// checkpoint on its memory (one of ms, by MemoryID; no tier moves) and the updates' events
+// after events.
+type ScoredInserter interface {
+	InsertScoredMemories(ctx context.Context, req Request, ms []*Memory, events []*Event, scores []ScoreUpdate) ([]*Memory, error)
+}
+
 // AssociationSet sets the strength of an existing association (both ends in one scope).
 type AssociationSet struct {
 	SourceID  string

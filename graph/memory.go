@@ -13,8 +13,24 @@ import (
 
 // InsertMemories persists new memories and their events, all or none.
 func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*domain.Memory, events []*domain.Event) ([]*domain.Memory, error) {
+	return s.InsertScoredMemories(ctx, req, ms, events, nil)
+}
+
+// InsertScoredMemories is InsertMemories with the memories' first scores in the same write
+// (domain.ScoredInserter).
+func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms []*domain.Memory, events []*domain.Event, scores []domain.ScoreUpdate) ([]*domain.Memory, error) {
 	if len(ms) == 0 {
 		return []*domain.Memory{}, nil
+	}
+	byID := make(map[string]*domain.ScoreUpdate, len(scores))
+	for i := range scores {
+		u := &scores[i]
+		checkpoint := u.Potential != nil && u.Recency != nil && u.ScoredAt != nil
+		if u.Ref != "" || u.Tier != "" || u.ExpectVersion != 0 || !checkpoint || !(u.Salience >= 0 && u.Salience <= 1) ||
+			!(*u.Potential >= 0 && *u.Potential <= 1) || !(*u.Recency >= 0 && *u.Recency <= 1) {
+			return nil, domain.FieldErrorf("scores", "a first score names its memory by id, moves no tier and gives salience, potential and recency within 0..1 with the time")
+		}
+		byID[u.MemoryID] = u
 	}
 	ids := make([]string, 0, len(ms))
 	scopes := map[string]bool{}
@@ -67,10 +83,22 @@ func (s *Store) InsertMemories(ctx context.Context, req domain.Request, ms []*do
 			if err != nil {
 				return nil, err
 			}
+			if u := byID[m.ID]; u != nil {
+				obj["mem.salience"] = u.Salience
+				obj["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, m.Claimed, m.Version, u.Salience)
+				if u.ReinforcedAt != nil {
+					obj["mem.reinforcedAt"] = ts(*u.ReinforcedAt)
+				}
+			}
 			t.set(obj)
 			docs[i] = obj["mem.doc"].(string)
 		}
 		t.emit(events...)
+		for _, m := range ms {
+			if u := byID[m.ID]; u != nil {
+				t.emit(u.Events...)
+			}
+		}
 		if s.cache != nil {
 			// What was just written is what a read would find: new memories have no episodes
 			// and no associations until a later write, which names them.

@@ -2,12 +2,14 @@ package cortex_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
 // A search's retrievals are scored in the write that records them: the first read that sees a
@@ -38,28 +40,7 @@ func TestSearchRetrievalsAreScoredInTheirOwnWrite(t *testing.T) {
 	if len(res) != 2 {
 		t.Fatalf("%d results, want the 2 unicorns", len(res))
 	}
-	// Poll the request's messages as fast as the reads go, until the retrievals show.
-	var evs []*domain.Event
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		evs, err = s.st.RequestEvents(ctx, rid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, e := range evs {
-			if e.Type == domain.EvMemoryAccessed {
-				n++
-			}
-		}
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the retrievals never showed: %d", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	evs := firstSight(t, s, rid, domain.EvMemoryAccessed, 2)
 	check := func(evs []*domain.Event) {
 		t.Helper()
 		bySeq := map[string]*domain.Event{}
@@ -96,18 +77,7 @@ func TestSearchRetrievalsAreScoredInTheirOwnWrite(t *testing.T) {
 	// The first read that shows the retrievals shows their scores.
 	check(evs)
 	// Once the Salience consumer has passed the search, nothing was scored twice.
-	var last uint64
-	for _, e := range evs {
-		last = max(last, e.Seq)
-	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if sal, _ := cx.LivingPosition(); sal >= last {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the Salience consumer never passed the search")
-		}
-	}
+	awaitSalience(t, cx, evs)
 	if evs, err = s.st.RequestEvents(ctx, rid); err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +90,139 @@ func TestSearchRetrievalsAreScoredInTheirOwnWrite(t *testing.T) {
 		if r.AccessCount != 1 || !r.Scored || r.ScoredVersion != r.Version {
 			t.Errorf("memory %s: %d accesses, checkpoint of version %d (scored %v), memory at version %d",
 				r.ID, r.AccessCount, r.ScoredVersion, r.Scored, r.Version)
+		}
+	}
+}
+
+// firstSight polls a request's messages as fast as the reads go until n of type typ show, and
+// returns what that first read saw.
+func firstSight(t *testing.T, s *testStack, rid string, typ domain.EventType, n int) []*domain.Event {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		evs, err := s.st.RequestEvents(context.Background(), rid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, e := range evs {
+			if e.Type == typ {
+				got++
+			}
+		}
+		if got >= n {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d %s of %s showed, want %d", got, typ, rid, n)
+		}
+	}
+}
+
+// awaitSalience waits until the Salience consumer has passed the last of evs.
+func awaitSalience(t *testing.T, cx *cortex.Cortex, evs []*domain.Event) {
+	t.Helper()
+	var last uint64
+	for _, e := range evs {
+		last = max(last, e.Seq)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if sal, _ := cx.LivingPosition(); sal >= last {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the Salience consumer never passed the request")
+		}
+	}
+}
+
+// New memories are scored in the write that stores them, single and in batches: the first read
+// that sees a MemoryStored sees its SalienceScored, the Salience consumer does not score them
+// again, and the stored checkpoint and salience are those of the memory as stored.
+func TestStoredMemoriesAreScoredInTheirOwnWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStack(t)
+	cx, _ := s.cortex(cortex.MnemonicConfig{})
+	scope, err := cx.CreateScope(ctx, "scored stores", cortex.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := 0.9
+	single, err := cx.StoreMemory(ctx, cortex.StoreMemoryInput{StoreInput: hippocampus.StoreInput{ScopeID: scope.ID,
+		Content: "stored alone", Importance: &one}, RequestID: "store-scored-single"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cx.StoreMemories(ctx, []hippocampus.StoreInput{{ScopeID: scope.ID, Content: "first of two"},
+		{ScopeID: scope.ID, Content: "second of two", SuggestedTier: domain.TierIdentityCore}}, cortex.Meta{RequestID: "store-scored-batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rid string
+		ms  []*domain.Memory
+	}{{"store-scored-single", []*domain.Memory{single}}, {"store-scored-batch", batch}} {
+		check := func(evs []*domain.Event) {
+			t.Helper()
+			byMsg := map[string]*domain.Event{}
+			for _, e := range evs {
+				byMsg[e.Context.MessageID] = e
+			}
+			scored := map[string]int{}
+			for _, e := range evs {
+				switch e.Type {
+				case domain.EvMemoryStored:
+					if !salience.Handled(e) {
+						t.Errorf("%s: the MemoryStored of %s carries no Salience touch", c.rid, e.MemoryID)
+					}
+				case domain.EvSalienceScored:
+					cause := byMsg[e.Context.CausationID]
+					if cause == nil || cause.Type != domain.EvMemoryStored || cause.Seq >= e.Seq || e.Payload["memoryId"] != cause.MemoryID {
+						t.Errorf("%s: SalienceScored %v is not caused by an earlier MemoryStored of its memory", c.rid, e.Payload["memoryId"])
+						continue
+					}
+					scored[cause.MemoryID]++
+				}
+			}
+			for _, m := range c.ms {
+				if scored[m.ID] != 1 {
+					t.Errorf("%s: memory %s scored %d times, want once", c.rid, m.ID, scored[m.ID])
+				}
+			}
+		}
+		evs := firstSight(t, s, c.rid, domain.EvMemoryStored, len(c.ms))
+		check(evs)
+		awaitSalience(t, cx, evs)
+		if evs, err = s.st.RequestEvents(ctx, c.rid); err != nil {
+			t.Fatal(err)
+		}
+		check(evs)
+		ids := make([]string, len(c.ms))
+		for i, m := range c.ms {
+			ids[i] = m.ID
+		}
+		rows, err := s.st.ScoreRows(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(c.ms) {
+			t.Fatalf("%s: %d rows, want %d", c.rid, len(rows), len(c.ms))
+		}
+		for i, r := range rows {
+			m := c.ms[i]
+			if r.ID != m.ID {
+				m = nil
+				for _, x := range c.ms {
+					if x.ID == r.ID {
+						m = x
+					}
+				}
+			}
+			want := salience.Potential(salience.Features{Importance: m.Importance})
+			if !r.Scored || r.ScoredVersion != r.Version || r.Recency != 1 || math.Abs(r.Potential-want) > 1e-9 ||
+				math.Abs(r.Salience-m.Salience) > 1e-12 || m.Salience > want || m.Salience < want*0.99 {
+				t.Errorf("%s: memory %s row %+v, want a checkpoint of its version with potential %v and the returned salience %v",
+					c.rid, r.ID, r, want, m.Salience)
+			}
 		}
 	}
 }

@@ -306,7 +306,20 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	// when this returns (every search waits for what was queued before it), and a hit whose
 	// memory the graph refused is dropped by Recall (and removed here).
 	ierr := c.putDocs(ctx, docsOf(ms))
-	out, err := c.store.InsertMemories(ctx, domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}, ms, events)
+	req := domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}
+	var out []*domain.Memory
+	if si, ok := c.store.(domain.ScoredInserter); ok && c.living != nil {
+		// The Salience context scores the new memories in the write that stores them.
+		scores := c.living.scorer.PlanStored(ms, events)
+		for i, m := range ms {
+			if i < len(scores) && scores[i].MemoryID == m.ID {
+				m.Salience = scores[i].Salience
+			}
+		}
+		out, err = si.InsertScoredMemories(ctx, req, ms, events, scores)
+	} else {
+		out, err = c.store.InsertMemories(ctx, req, ms, events)
+	}
 	if err != nil || (len(out) > 0 && out[0].ID != ms[0].ID) {
 		// Refused, or a retried request answered with its first result: these ids do not exist.
 		ids := make([]string, len(ms))

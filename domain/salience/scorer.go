@@ -206,3 +206,26 @@ func (s *Scorer) PlanAccesses(acc []domain.Access, evs []*domain.Event, rows []*
 	ch.Accesses, ch.Events = acc, evs
 	return ch
 }
+
+// PlanStored scores new memories in the write that stores them: what the Salience consumer would
+// read of a memory it has just seen stored is the memory itself (no retrievals, claim or
+// associations yet). Each MemoryStored among stored whose memory is in ms gets the Salience
+// context's touch (see Handled); the returned updates (by memory id, each with its
+// SalienceScored) are in the order of ms.
+func (s *Scorer) PlanStored(ms []*domain.Memory, stored []*domain.Event) []domain.ScoreUpdate {
+	rows := make(map[string]*domain.ScoreRow, len(ms))
+	for _, m := range ms {
+		rows[m.ID] = &domain.ScoreRow{ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State, Claimed: m.Claimed,
+			AccessCount: m.AccessCount, Importance: m.Importance, CreatedAt: m.CreatedAt, LastAccessedAt: m.LastAccessedAt,
+			ClaimedAt: m.ClaimedAt, Version: m.Version, Salience: m.Salience}
+	}
+	now := s.Now().UTC()
+	var evs []*domain.Event
+	for _, e := range stored {
+		if e.Type == domain.EvMemoryStored && rows[e.MemoryID] != nil {
+			e.Touches = append(e.Touches, domain.Touch{Context: domain.CtxSalience, At: now})
+			evs = append(evs, e)
+		}
+	}
+	return s.Plan(evs, rows).Scores
+}

@@ -148,3 +148,31 @@ func TestScorerPlanAccesses(t *testing.T) {
 		t.Fatal("an event no context touched is not handled")
 	}
 }
+
+// New memories scored where they are stored: their rows are the memories themselves, each
+// MemoryStored of one of them carries the Salience touch, and a high score does not promote a
+// memory that was only stored.
+func TestScorerPlanStored(t *testing.T) {
+	now := t0.Add(time.Second)
+	s := &Scorer{Params: DefaultParams(), Now: func() time.Time { return now }}
+	a := &domain.Memory{ID: "a", ScopeID: "s", Tier: domain.TierLongTerm, Importance: 1, Version: 1, CreatedAt: t0, Salience: Initial(1)}
+	b := &domain.Memory{ID: "b", ScopeID: "s", Tier: domain.TierActiveContext, Version: 1, CreatedAt: t0, Salience: Initial(0)}
+	cmd := evAt("StoreCommand", "", t0)
+	sa, sb := evAt(domain.EvMemoryStored, "a", t0), evAt(domain.EvMemoryStored, "b", t0)
+	other := evAt(domain.EvMemoryStored, "elsewhere", t0)
+	ups := s.PlanStored([]*domain.Memory{a, b}, []*domain.Event{cmd, sa, sb, other})
+	if len(ups) != 2 || ups[0].MemoryID != "a" || ups[1].MemoryID != "b" {
+		t.Fatalf("updates %+v, want a then b", ups)
+	}
+	if !Handled(sa) || !Handled(sb) || Handled(other) || Handled(cmd) {
+		t.Fatal("only the MemoryStored of the memories planned carry the Salience touch")
+	}
+	for i, m := range []*domain.Memory{a, b} {
+		u := ups[i]
+		want := Initial(m.Importance) * s.Params.Decay(1, t0, now, m.Tier, false)
+		if u.Ref != "" || u.Tier != "" || u.ExpectVersion != 0 || !near(u.Salience, want) || *u.Recency != 1 || !u.ScoredAt.Equal(t0) ||
+			!u.ReinforcedAt.Equal(t0) || len(u.Events) != 1 || u.Events[0].Context.CausationID != []*domain.Event{sa, sb}[i].Context.MessageID {
+			t.Fatalf("update of %s = %+v, want score %v", m.ID, u, want)
+		}
+	}
+}
