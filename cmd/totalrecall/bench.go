@@ -30,6 +30,8 @@ import (
 // benchOpts are the sizes of one bench run.
 type benchOpts struct {
 	n, corpus, queries, clients int
+	// warmup searches run untimed before the timed ones, as a serving process has run others.
+	warmup int
 	// searchProfile, when set, is where a CPU profile of the search phase alone is written.
 	searchProfile string
 }
@@ -40,6 +42,7 @@ type figures struct {
 	single, concurrent, bulk             float64 // memories/s through GraphQL over HTTP
 	loadP50, searchP50, searchP99        time.Duration
 	settle                               time.Duration // until the consumers caught up with the bulk
+	quiet, rawQuiet                      time.Duration // until the process idled before each search phase
 	corpus                               uint64
 	rawCommits                           float64 // single-mutation commits/s on the same store
 	rawPointP50                          time.Duration
@@ -64,6 +67,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.corpus, "corpus", 100000, "memories in the search corpus (one scope)")
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
+	fs.IntVar(&o.warmup, "warmup", 1000, "untimed searches before the timed ones (a bulk leaves the graph's caches cold)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file (not with -cpuprofile: one profile at a time)")
 	var cache cacheFlag
@@ -81,8 +85,8 @@ func bench(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries\n\n",
-		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries)
+	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries after %d untimed\n\n",
+		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries, o.warmup)
 	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded"), cache: cache}}
 	names := []string{"embedded"}
 	if *cluster != "" {
@@ -138,7 +142,11 @@ func printFigures(w io.Writer, all []*figures) {
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
 		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
 	row("consumers caught up after the bulk", func(f *figures) string { return fmt.Sprintf("%.1fs", f.settle.Seconds()) },
-		func(f *figures) string { return "(salience, subconscious; searches run after)" })
+		func(f *figures) string { return "(salience, subconscious)" })
+	row("then the process idled (merges, compactions)", func(f *figures) string { return fmt.Sprintf("%.1fs", f.quiet.Seconds()) },
+		func(f *figures) string {
+			return fmt.Sprintf("%.1fs for the raw index; each search phase starts idle", f.rawQuiet.Seconds())
+		})
 	row("searchMemory over HTTP p50", func(f *figures) string { return dur(f.searchP50) + fmt.Sprintf(" @%d", f.corpus) },
 		func(f *figures) string { return dur(f.rawBleveSearchP50) + " raw Bleve top-10" })
 	row("searchMemory over HTTP p99", func(f *figures) string { return dur(f.searchP99) },
@@ -282,11 +290,21 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		f.cpuBulk = (cpuTime() - cpu0) / time.Duration(stored)
 	}
 
-	// search latency at the corpus size, beside raw Bleve over the same texts
+	// search latency at the corpus size, beside raw Bleve over the same texts; each on a process
+	// that has finished the merges and compactions the bulk left behind
+	f.quiet = waitIdle(idleLimit)
 	qs := make([]string, o.queries)
 	for i := range qs {
 		qs[i] = words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))]
 	}
+	for i := 0; i < o.warmup; i++ {
+		q := words[rng.IntN(len(words)/4)] + " " + words[rng.IntN(len(words))]
+		if err := c.do(`query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q, maxResults: 10) { score memory { id content } } }`,
+			map[string]any{"s": scope, "q": q}, nil); err != nil {
+			return nil, err
+		}
+	}
+	f.quiet += waitIdle(idleLimit)
 	lat := make([]time.Duration, 0, len(qs))
 	stop, err := startProfile(o.searchProfile)
 	if err != nil {
@@ -302,14 +320,33 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		lat = append(lat, time.Since(t0))
 	}
 	stop()
-	rawLat, err := rawBleveSearch(filepath.Join(rawDir, "search"), scope, texts, qs)
+	rawLat, rawQuiet, err := rawBleveSearch(filepath.Join(rawDir, "search"), scope, texts, qs)
 	if err != nil {
 		return nil, err
 	}
+	f.rawQuiet = rawQuiet
 	f.corpus, _ = idx.Count()
 	f.searchP50, f.searchP99 = pct(lat, 50), pct(lat, 99)
 	f.rawBleveSearchP50, f.rawBleveSearchP99 = pct(rawLat, 50), pct(rawLat, 99)
 	return f, nil
+}
+
+// idleLimit bounds waitIdle.
+const idleLimit = 2 * time.Minute
+
+// waitIdle waits until this process has used under a fifth of a core over a whole second (the
+// engine's compactions and the index's merges after a bulk run on after the writes returned),
+// at most limit, and returns how long it waited.
+func waitIdle(limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		c0 := cpuTime()
+		time.Sleep(time.Second)
+		if cpuTime()-c0 < 200*time.Millisecond {
+			break
+		}
+	}
+	return time.Since(start)
 }
 
 func runtimeCPUs() int { return runtime.NumCPU() }
@@ -423,10 +460,10 @@ func rawBleveIndexing(dir string, r *rand.Rand, words []string, n int) (single, 
 
 // rawBleveSearch indexes texts into a raw Bleve index (same mapping, batches of 1000) and
 // times the same top-10 queries on it, built by the same query builder as the server's.
-func rawBleveSearch(dir, scope string, texts, qs []string) ([]time.Duration, error) {
+func rawBleveSearch(dir, scope string, texts, qs []string) ([]time.Duration, time.Duration, error) {
 	ix, err := bleve.New(dir, search.Mapping())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer ix.Close()
 	now := time.Now()
@@ -436,26 +473,27 @@ func rawBleveSearch(dir, scope string, texts, qs []string) ([]time.Duration, err
 			id := domain.NewID()
 			if err := b.Index(id, search.BleveDoc(domain.IndexDoc{ID: id, ScopeID: scope, Content: t, Kind: domain.KindEpisodic,
 				Tier: domain.TierActiveContext, State: domain.StateActive, OccurredAt: now, CreatedAt: now})); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		if err := ix.Batch(b); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
+	quiet := waitIdle(idleLimit)
 	lat := make([]time.Duration, 0, len(qs))
 	for _, q := range qs {
 		t0 := time.Now()
 		bq, err := search.BleveQuery(ix, domain.IndexQuery{ScopeID: scope, Text: q, Limit: 10,
 			Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		req := bleve.NewSearchRequestOptions(bq, 10, 0, false)
 		if _, err := ix.Search(req); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	return lat, nil
+	return lat, quiet, nil
 }
