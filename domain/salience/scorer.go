@@ -191,20 +191,23 @@ func (s *Scorer) PlanAccesses(acc []domain.Access, evs []*domain.Event, rows []*
 		after.Ref = "" // the write reads the memory by id, as it does for the access
 		byID[r.ID] = &after
 	}
-	now := s.Now().UTC()
-	var accessed []*domain.Event
-	for _, e := range evs {
-		if e.Type == domain.EvMemoryAccessed && byID[e.MemoryID] != nil {
-			e.Touches = append(e.Touches, domain.Touch{Context: domain.CtxSalience, At: now})
-			accessed = append(accessed, e)
-		}
-	}
-	ch := s.Plan(accessed, byID)
-	for i := range ch.Scores {
-		ch.Scores[i].Ref = ""
-	}
+	ch := s.Plan(s.handle(evs, domain.EvMemoryAccessed, byID), byID)
 	ch.Accesses, ch.Events = acc, evs
 	return ch
+}
+
+// handle gives the events of type typ among evs whose memory has a row the Salience context's
+// touch (see Handled) and returns them.
+func (s *Scorer) handle(evs []*domain.Event, typ domain.EventType, rows map[string]*domain.ScoreRow) []*domain.Event {
+	now := s.Now().UTC()
+	var out []*domain.Event
+	for _, e := range evs {
+		if e.Type == typ && rows[e.MemoryID] != nil {
+			e.Touches = append(e.Touches, domain.Touch{Context: domain.CtxSalience, At: now})
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // PlanStored scores new memories in the write that stores them: what the Salience consumer would
@@ -219,13 +222,5 @@ func (s *Scorer) PlanStored(ms []*domain.Memory, stored []*domain.Event) []domai
 			AccessCount: m.AccessCount, Importance: m.Importance, CreatedAt: m.CreatedAt, LastAccessedAt: m.LastAccessedAt,
 			ClaimedAt: m.ClaimedAt, Version: m.Version, Salience: m.Salience}
 	}
-	now := s.Now().UTC()
-	var evs []*domain.Event
-	for _, e := range stored {
-		if e.Type == domain.EvMemoryStored && rows[e.MemoryID] != nil {
-			e.Touches = append(e.Touches, domain.Touch{Context: domain.CtxSalience, At: now})
-			evs = append(evs, e)
-		}
-	}
-	return s.Plan(evs, rows).Scores
+	return s.Plan(s.handle(stored, domain.EvMemoryStored, rows), rows).Scores
 }
