@@ -153,6 +153,18 @@ type Access struct {
 	At       time.Time
 }
 
+// TallyAccesses returns, per memory of acc, how many retrievals it had and the latest one.
+func TallyAccesses(acc []Access) (counts map[string]int, last map[string]time.Time) {
+	counts, last = make(map[string]int, len(acc)), make(map[string]time.Time, len(acc))
+	for _, a := range acc {
+		counts[a.MemoryID]++
+		if a.At.After(last[a.MemoryID]) {
+			last[a.MemoryID] = a.At
+		}
+	}
+	return counts, last
+}
+
 // AccessRecorder is the optional store capability of recording many retrievals in one write:
 // each memory's access count and last access grow, and events are appended.
 type AccessRecorder interface {

@@ -411,6 +411,20 @@ type memRef struct {
 
 const memRefFields = `uid tr.id tr.scope mem.version mem.claimed mem.accessCount mem.lastAccessedAt mem.score`
 
+// checkScore refuses a score outside 0..1 or a partial or out-of-range checkpoint, and reports
+// whether u carries a checkpoint.
+func checkScore(u domain.ScoreUpdate) (checkpoint bool, err error) {
+	if !(u.Salience >= 0 && u.Salience <= 1) {
+		return false, domain.FieldErrorf("salience", "must be within 0..1")
+	}
+	checkpoint = u.Potential != nil || u.Recency != nil || u.ScoredAt != nil
+	if checkpoint && (u.Potential == nil || u.Recency == nil || u.ScoredAt == nil ||
+		!(*u.Potential >= 0 && *u.Potential <= 1) || !(*u.Recency >= 0 && *u.Recency <= 1)) {
+		return false, domain.FieldErrorf("checkpoint", "give potential and recency within 0..1 and the time, or none")
+	}
+	return checkpoint, nil
+}
+
 // light reports whether a score update only rewrites the stored score of a node known by ref: a
 // sweep's refresh, for which the write only checks that the memory still exists.
 func light(u domain.ScoreUpdate) bool {
@@ -509,14 +523,7 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 	}
 	// Retrievals first: a score planned with them (Scorer.PlanAccesses) checkpoints the version
 	// they leave.
-	counts := map[string]int{}
-	last := map[string]time.Time{}
-	for _, a := range ch.Accesses {
-		counts[a.MemoryID]++
-		if a.At.After(last[a.MemoryID]) {
-			last[a.MemoryID] = a.At
-		}
-	}
+	counts, last := domain.TallyAccesses(ch.Accesses)
 	for id, c := range counts {
 		n := mems[id]
 		if n == nil {
@@ -541,13 +548,9 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 			res.Skipped++
 			continue
 		}
-		if !(u.Salience >= 0 && u.Salience <= 1) {
-			return res, domain.FieldErrorf("salience", "must be within 0..1")
-		}
-		checkpoint := u.Potential != nil || u.Recency != nil || u.ScoredAt != nil
-		if checkpoint && (u.Potential == nil || u.Recency == nil || u.ScoredAt == nil ||
-			!(*u.Potential >= 0 && *u.Potential <= 1) || !(*u.Recency >= 0 && *u.Recency <= 1)) {
-			return res, domain.FieldErrorf("checkpoint", "give potential and recency within 0..1 and the time, or none")
+		checkpoint, err := checkScore(u)
+		if err != nil {
+			return res, err
 		}
 		o := obj(n.UID)
 		o["mem.salience"] = u.Salience

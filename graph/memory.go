@@ -25,10 +25,12 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 	byID := make(map[string]*domain.ScoreUpdate, len(scores))
 	for i := range scores {
 		u := &scores[i]
-		checkpoint := u.Potential != nil && u.Recency != nil && u.ScoredAt != nil
-		if u.Ref != "" || u.Tier != "" || u.ExpectVersion != 0 || !checkpoint || !(u.Salience >= 0 && u.Salience <= 1) ||
-			!(*u.Potential >= 0 && *u.Potential <= 1) || !(*u.Recency >= 0 && *u.Recency <= 1) {
-			return nil, domain.FieldErrorf("scores", "a first score names its memory by id, moves no tier and gives salience, potential and recency within 0..1 with the time")
+		checkpoint, err := checkScore(*u)
+		if err != nil {
+			return nil, err
+		}
+		if u.Ref != "" || u.Tier != "" || u.ExpectVersion != 0 || !checkpoint {
+			return nil, domain.FieldErrorf("scores", "a first score names its memory by id, moves no tier and gives its checkpoint")
 		}
 		byID[u.MemoryID] = u
 	}
@@ -79,12 +81,16 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 			}
 			seen[m.ID] = true
 			t.inScope(m.ScopeID)
+			u := byID[m.ID]
+			if u != nil {
+				// The memory is returned, and cached, as written.
+				m.Salience = u.Salience
+			}
 			obj, err := memoryJSON(fmt.Sprintf("_:m%d", i), m, true)
 			if err != nil {
 				return nil, err
 			}
-			if u := byID[m.ID]; u != nil {
-				obj["mem.salience"] = u.Salience
+			if u != nil {
 				obj["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, m.Claimed, m.Version, u.Salience)
 				if u.ReinforcedAt != nil {
 					obj["mem.reinforcedAt"] = ts(*u.ReinforcedAt)
@@ -425,61 +431,14 @@ func reverseAssocFields() string {
 }
 
 // RecordAccesses raises access counts and last-access times of many memories in one write.
-// Memories deleted meanwhile are skipped.
+// Memories deleted meanwhile are skipped, with their MemoryAccessed.
 func (s *Store) RecordAccesses(ctx context.Context, accesses []domain.Access, events []*domain.Event) error {
 	if len(accesses) == 0 && len(events) == 0 {
 		return nil
 	}
-	counts := map[string]int{}
-	last := map[string]time.Time{}
-	ids := []string{}
-	for _, a := range accesses {
-		if _, ok := counts[a.MemoryID]; !ok {
-			ids = append(ids, a.MemoryID)
-		}
-		counts[a.MemoryID]++
-		if a.At.After(last[a.MemoryID]) {
-			last[a.MemoryID] = a.At
-		}
-	}
 	_, err := write(ctx, s, nil, func(t *tx) (struct{}, error) {
-		var r struct {
-			Q []struct {
-				UID     string     `json:"uid"`
-				Kind    string     `json:"tr.kind"`
-				ID      string     `json:"tr.id"`
-				Count   int        `json:"mem.accessCount"`
-				Last    *time.Time `json:"mem.lastAccessedAt"`
-				Version int64      `json:"mem.version"`
-			} `json:"q"`
-		}
-		if len(ids) > 0 {
-			// The kind is checked below: an eq filter would read the kind's whole posting list.
-			if err := t.query(`{ q(func: eq(tr.id, `+idList(ids)+`)) { uid tr.kind tr.id mem.accessCount mem.lastAccessedAt mem.version } }`, nil, &r); err != nil {
-				return struct{}{}, err
-			}
-		}
-		alive := make(map[string]bool, len(r.Q))
-		for _, n := range r.Q {
-			if n.Kind != kindMemory {
-				continue
-			}
-			alive[n.ID] = true
-			at := last[n.ID]
-			if n.Last != nil && n.Last.After(at) {
-				at = *n.Last
-			}
-			t.set(map[string]any{"uid": n.UID, "mem.accessCount": n.Count + counts[n.ID],
-				"mem.lastAccessedAt": ts(at), "mem.version": n.Version + 1})
-		}
-		// A retrieval recorded after the memory was deleted is no event of its history.
-		for _, e := range events {
-			if e.Type == domain.EvMemoryAccessed && !alive[e.MemoryID] {
-				continue
-			}
-			t.emit(e)
-		}
-		return struct{}{}, nil
+		_, err := t.applyChanges(&domain.Changes{Accesses: accesses, Events: events})
+		return struct{}{}, err
 	})
 	return err
 }

@@ -350,16 +350,9 @@ func (r *accessRecorder) flush() {
 // memories: one write where the Salience consumer would add a second (with its reads, its
 // watermark and the touches of the retrievals it scored).
 func (sc *accessScoring) record(ctx context.Context, acc []domain.Access, evs []*domain.Event) error {
-	ids := make([]string, 0, len(acc))
-	seen := make(map[string]bool, len(acc))
-	for _, a := range acc {
-		if !seen[a.MemoryID] {
-			seen[a.MemoryID] = true
-			ids = append(ids, a.MemoryID)
-		}
-	}
+	// Each retrieval has its MemoryAccessed among evs.
 	var rows []*domain.ScoreRow
-	if len(ids) > 0 {
+	if ids := salience.MemoryIDs(evs); len(ids) > 0 {
 		var err error
 		if rows, err = sc.store.ScoreRows(ctx, ids); err != nil {
 			return err

@@ -310,13 +310,7 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	var out []*domain.Memory
 	if si, ok := c.store.(domain.ScoredInserter); ok && c.living != nil {
 		// The Salience context scores the new memories in the write that stores them.
-		scores := c.living.scorer.PlanStored(ms, events)
-		for i, m := range ms {
-			if i < len(scores) && scores[i].MemoryID == m.ID {
-				m.Salience = scores[i].Salience
-			}
-		}
-		out, err = si.InsertScoredMemories(ctx, req, ms, events, scores)
+		out, err = si.InsertScoredMemories(ctx, req, ms, events, c.living.scorer.PlanStored(ms, events))
 	} else {
 		out, err = c.store.InsertMemories(ctx, req, ms, events)
 	}

@@ -168,14 +168,7 @@ func timeOrNil(t *time.Time) any {
 // returned changes carry the accesses, evs and the score updates (by memory id, each with its
 // SalienceScored, and a TierPromoted where the rise reaches a higher tier).
 func (s *Scorer) PlanAccesses(acc []domain.Access, evs []*domain.Event, rows []*domain.ScoreRow) *domain.Changes {
-	counts := map[string]int{}
-	last := map[string]time.Time{}
-	for _, a := range acc {
-		counts[a.MemoryID]++
-		if a.At.After(last[a.MemoryID]) {
-			last[a.MemoryID] = a.At
-		}
-	}
+	counts, last := domain.TallyAccesses(acc)
 	byID := make(map[string]*domain.ScoreRow, len(rows))
 	for _, r := range rows {
 		c, ok := counts[r.ID]
