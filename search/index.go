@@ -97,9 +97,10 @@ type Index struct {
 	plans   sync.Map // scope ID → plan
 	planned atomic.Uint64
 
-	// batches and batchedOps count grouped batches and the requests they carried.
-	batches, batchedOps atomic.Uint64
-	closed              atomic.Bool
+	// batches and batchedOps count grouped batches and the requests they carried; docsWritten
+	// the documents those batches indexed (a document put twice counts twice).
+	batches, batchedOps, docsWritten atomic.Uint64
+	closed                           atomic.Bool
 
 	ops       chan *op      // buffered, so Queue returns while the writer is busy with a batch
 	quit      chan struct{} // closed by Close
@@ -306,6 +307,10 @@ func (i *Index) RemoveScope(ctx context.Context, scopeID string) error {
 	}
 	return i.submit(ctx, &op{kind: opRemoveScope, scope: scopeID})
 }
+
+// DocsWritten is the number of documents the index has written since it was opened, every put
+// of a document counted: Bleve deletes and re-adds a document put again, whatever it holds.
+func (i *Index) DocsWritten() uint64 { return i.docsWritten.Load() }
 
 // Watermark returns the Seq of the last event applied in order, as last set by SetWatermark
 // (0 for a new or reset index).

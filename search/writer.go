@@ -259,6 +259,11 @@ func (i *Index) applyGroup(group []*op) {
 		err = i.idx.Batch(b)
 		i.batches.Add(1)
 		i.batchedOps.Add(uint64(live))
+		for _, o := range group[:live] {
+			if o.kind == opPut && err == nil {
+				i.docsWritten.Add(uint64(len(o.docs)))
+			}
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("search: batch: %w", err)

@@ -368,16 +368,20 @@ func (r *accessRecorder) close() {
 }
 
 // indexVersions remembers the newest memory version put into the index, so that replaying an
-// older event (the feed applies what a synchronous put already applied, in any interleaving)
-// never puts back an older state or resurrects a deleted memory.
+// event (the feed applies what a synchronous put already applied, in any interleaving) never
+// puts back an older state, resurrects a deleted memory or indexes the same state twice. It also
+// holds the ids an import is about to put, so that the feed does not read them back to put them.
 type indexVersions struct {
-	mu sync.Mutex
-	v  map[string]int64
+	mu      sync.Mutex
+	v       map[string]int64
+	pending map[string]int // id → imports about to put it
 }
 
 const deletedVersion = int64(1) << 62
 
-// admit keeps the docs newer than what the index holds and records them.
+// admit keeps the docs newer than what the index holds and records them. A doc of the version
+// the index holds is that same state (every write of a record bumps its version): Bleve would
+// delete and re-add it for nothing. Unversioned docs (version 0) are always put.
 func (iv *indexVersions) admit(docs []domain.IndexDoc) []domain.IndexDoc {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
@@ -386,13 +390,37 @@ func (iv *indexVersions) admit(docs []domain.IndexDoc) []domain.IndexDoc {
 	}
 	out := docs[:0:0]
 	for _, d := range docs {
-		if cur, ok := iv.v[d.ID]; ok && cur > d.Version {
+		if cur, ok := iv.v[d.ID]; ok && (cur > d.Version || (cur == d.Version && d.Version > 0)) {
 			continue
 		}
 		iv.v[d.ID] = d.Version
 		out = append(out, d)
 	}
 	return out
+}
+
+// expect marks ids an import will put once its write returns; done unmarks them.
+func (iv *indexVersions) expect(ids []string) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if iv.pending == nil {
+		iv.pending = map[string]int{}
+	}
+	for _, id := range ids {
+		iv.pending[id]++
+	}
+}
+
+func (iv *indexVersions) done(ids []string) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	for _, id := range ids {
+		if iv.pending[id] <= 1 {
+			delete(iv.pending, id)
+		} else {
+			iv.pending[id]--
+		}
+	}
 }
 
 func (iv *indexVersions) deleted(ids []string) {
