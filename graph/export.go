@@ -659,7 +659,7 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 	if err != nil {
 		return nil, err
 	}
-	uids, err := u.commit(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
+	uids, err := u.commit(ctx, &api.Mutation{Set: nq, CommitNow: true})
 	if err != nil {
 		if errors.Is(err, dgo.ErrAborted) {
 			return nil, err
@@ -685,5 +685,5 @@ func (s *Store) rawCommit(ctx context.Context, objs []map[string]any) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	return s.commitRaw(ctx, &api.Mutation{SetNquads: nq, CommitNow: true})
+	return s.commitRaw(ctx, &api.Mutation{Set: nq, CommitNow: true})
 }

@@ -9,32 +9,43 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dgraph-io/dgo/v250/protos/api"
+	"github.com/hypermodeinc/dgraph/v25/types"
+	"github.com/hypermodeinc/dgraph/v25/types/facets"
+	"github.com/hypermodeinc/dgraph/v25/x"
 )
 
 // The store builds its mutations as JSON-shaped objects (the shape Dgraph's JSON mutations take)
-// and sends them as RDF N-Quads. Dgraph's JSON parser tries every string value as a vector first:
-// a memory whose content reads "[1, 2]" was stored as the vector [1,2] and came back rewritten,
-// and every other string paid a failed parse with a stack trace (a third of the engine's time
-// in an import). In N-Quads a string is a string, and only the vector predicates are typed so.
+// and sends them as N-Quads: api.NQuad values, typed as Dgraph's RDF parser types the text
+// <s> <p> "v"^^<type> (TestToNQuads checks them against that parser). Dgraph's JSON parser tries
+// every string value as a vector first: a memory whose content reads "[1, 2]" was stored as the
+// vector [1,2] and came back rewritten, and every other string paid a failed parse with a stack
+// trace (a third of the engine's time in an import). In N-Quads a string is a string, and only
+// the vector predicates are typed so. Sent as values rather than as RDF text, nothing renders,
+// lexes and unquotes them again (the embedded engine parsed the text under its write lock).
 
 // vectorPredicates are the float32vector predicates: their values are written as vectors.
 var vectorPredicates = map[string]bool{"emb.vector": true}
 
+// star is the value of a deletion of every value (the * of <s> <p> * .).
+var star = &api.Value{Val: &api.Value_DefaultVal{DefaultVal: x.Star}}
+
 // nquadWriter renders mutation objects as N-Quads.
 type nquadWriter struct {
-	b    strings.Builder
+	out  []*api.NQuad
 	auto int // blank nodes made up for nested objects without a uid
 }
 
 // toNQuads renders objs (set mutations, or delete mutations when del is true) as N-Quads.
-func toNQuads(objs []map[string]any, del bool) ([]byte, error) {
-	var w nquadWriter
+func toNQuads(objs []map[string]any, del bool) ([]*api.NQuad, error) {
+	w := nquadWriter{out: make([]*api.NQuad, 0, 16*len(objs))}
 	for _, o := range objs {
 		if _, err := w.node(o, del, ""); err != nil {
 			return nil, err
 		}
 	}
-	return []byte(w.b.String()), nil
+	return w.out, nil
 }
 
 // subject renders a node reference: a blank node (_:name) or a uid (0x…).
@@ -57,7 +68,7 @@ func subject(v any) (string, error) {
 	if !uidRE.MatchString(s) {
 		return "", fmt.Errorf("mutation: uid %q", s)
 	}
-	return "<" + s + ">", nil
+	return s, nil
 }
 
 // node writes the N-Quads of one object and returns its subject. A nested object is the object
@@ -89,9 +100,9 @@ func (w *nquadWriter) node(o map[string]any, del bool, edge string) (string, err
 			return "", fmt.Errorf("mutation: facet %q on a scalar predicate", k)
 		}
 	}
-	sort.Strings(keys) // a stable text for the same mutation
+	sort.Strings(keys) // the same N-Quads, in the same order, for the same mutation
 	if del && len(keys) == 0 {
-		w.b.WriteString(subj + " * * .\n")
+		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: x.Star, ObjectValue: star})
 		return subj, nil
 	}
 	for _, p := range keys {
@@ -119,7 +130,7 @@ func (w *nquadWriter) value(subj, p string, v any, del bool) error {
 		if !del {
 			return fmt.Errorf("mutation: %s is null in a set", p)
 		}
-		w.b.WriteString(subj + " <" + p + "> * .\n")
+		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: p, ObjectValue: star})
 		return nil
 	case map[string]any:
 		return w.edge(subj, p, x, del)
@@ -145,11 +156,11 @@ func (w *nquadWriter) value(subj, p string, v any, del bool) error {
 		}
 		return nil
 	}
-	lit, err := literal(p, v)
+	val, err := literal(p, v)
 	if err != nil {
 		return err
 	}
-	w.b.WriteString(subj + " <" + p + "> " + lit + " .\n")
+	w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: p, ObjectValue: val})
 	return nil
 }
 
@@ -179,7 +190,7 @@ func (w *nquadWriter) edge(subj, p string, o map[string]any, del bool) error {
 		}
 		obj = s
 	}
-	w.b.WriteString(subj + " <" + p + "> " + obj)
+	nq := &api.NQuad{Subject: subj, Predicate: p, ObjectId: obj}
 	var fs []string
 	for k := range o {
 		if f, ok := strings.CutPrefix(k, p+"|"); ok {
@@ -188,8 +199,7 @@ func (w *nquadWriter) edge(subj, p string, o map[string]any, del bool) error {
 	}
 	if len(fs) > 0 && !del {
 		sort.Strings(fs)
-		w.b.WriteString(" (")
-		for i, f := range fs {
+		for _, f := range fs {
 			if err := checkPredicate(f); err != nil || strings.ContainsAny(f, ",=()") {
 				return fmt.Errorf("mutation: facet %q", f)
 			}
@@ -197,70 +207,88 @@ func (w *nquadWriter) edge(subj, p string, o map[string]any, del bool) error {
 			if err != nil {
 				return fmt.Errorf("mutation: facet %s of %s: %w", f, p, err)
 			}
-			if i > 0 {
-				w.b.WriteString(", ")
+			fc, err := facets.FacetFor(f, v)
+			if err != nil {
+				return fmt.Errorf("mutation: facet %s of %s: %w", f, p, err)
 			}
-			w.b.WriteString(f + "=" + v)
+			nq.Facets = append(nq.Facets, fc)
 		}
-		w.b.WriteByte(')')
 	}
-	w.b.WriteString(" .\n")
+	w.out = append(w.out, nq)
 	return nil
 }
 
 // literal renders a scalar value: strings untyped (the schema decides their type, as it does for
 // JSON strings), numbers and booleans typed as Dgraph's JSON parser would type them.
-func literal(p string, v any) (string, error) {
+func literal(p string, v any) (*api.Value, error) {
 	switch x := v.(type) {
 	case string:
-		if vectorPredicates[p] {
-			return quote(x) + "^^<xs:[]float32>", nil
+		if !utf8.ValidString(x) {
+			x = strings.ToValidUTF8(x, "\uFFFD") // as encoding/json makes it
 		}
-		return quote(x), nil
+		if vectorPredicates[p] {
+			return typed(p, x, types.VFloatID)
+		}
+		return &api.Value{Val: &api.Value_DefaultVal{DefaultVal: x}}, nil
 	case bool:
-		return `"` + strconv.FormatBool(x) + `"^^<xs:boolean>`, nil
+		return &api.Value{Val: &api.Value_BoolVal{BoolVal: x}}, nil
 	case int:
-		return `"` + strconv.Itoa(x) + `"^^<xs:int>`, nil
+		return intValue(int64(x)), nil
 	case int64:
-		return `"` + strconv.FormatInt(x, 10) + `"^^<xs:int>`, nil
+		return intValue(x), nil
 	case int32:
-		return `"` + strconv.FormatInt(int64(x), 10) + `"^^<xs:int>`, nil
+		return intValue(int64(x)), nil
 	case uint64:
 		if x > math.MaxInt64 {
-			return "", fmt.Errorf("mutation: %s: %d is out of range", p, x)
+			return nil, fmt.Errorf("mutation: %s: %d is out of range", p, x)
 		}
-		return `"` + strconv.FormatUint(x, 10) + `"^^<xs:int>`, nil
+		return intValue(int64(x)), nil
 	case uint32:
-		return `"` + strconv.FormatUint(uint64(x), 10) + `"^^<xs:int>`, nil
+		return intValue(int64(x)), nil
 	case float32:
 		return floatLiteral(p, float64(x))
 	case float64:
 		return floatLiteral(p, x)
 	case json.Number:
-		if _, err := x.Int64(); err == nil {
-			return `"` + x.String() + `"^^<xs:int>`, nil
+		if n, err := x.Int64(); err == nil {
+			return intValue(n), nil
 		}
 		f, err := x.Float64()
 		if err != nil {
-			return "", fmt.Errorf("mutation: %s: %w", p, err)
+			return nil, fmt.Errorf("mutation: %s: %w", p, err)
 		}
 		return floatLiteral(p, f)
 	case time.Time:
-		return quote(x.UTC().Format(time.RFC3339Nano)) + "^^<xs:dateTime>", nil
+		return typed(p, x.UTC().Format(time.RFC3339Nano), types.DateTimeID)
 	}
-	return "", fmt.Errorf("mutation: %s: unsupported value %T", p, v)
+	return nil, fmt.Errorf("mutation: %s: unsupported value %T", p, v)
+}
+
+func intValue(n int64) *api.Value { return &api.Value{Val: &api.Value_IntVal{IntVal: n}} }
+
+// typed converts text to a value of type t as Dgraph's RDF parser converts "text"^^<t>.
+func typed(p, text string, t types.TypeID) (*api.Value, error) {
+	v, err := types.Convert(types.Val{Tid: types.StringID, Value: []byte(text)}, t)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %s: %w", p, err)
+	}
+	out, err := types.ObjectValue(t, v.Value)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %s: %w", p, err)
+	}
+	return out, nil
 }
 
 // floatLiteral types a number as Dgraph's JSON parser does: a whole number is an int (JSON
 // writes 1.0 as 1), anything else a float; the schema converts either to the predicate's type.
-func floatLiteral(p string, f float64) (string, error) {
+func floatLiteral(p string, f float64) (*api.Value, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", fmt.Errorf("mutation: %s: %v is not a number JSON can carry", p, f)
+		return nil, fmt.Errorf("mutation: %s: %v is not a number JSON can carry", p, f)
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return `"` + strconv.FormatInt(int64(f), 10) + `"^^<xs:int>`, nil
+		return intValue(int64(f)), nil
 	}
-	return `"` + strconv.FormatFloat(f, 'g', -1, 64) + `"^^<xs:float>`, nil
+	return &api.Value{Val: &api.Value_DoubleVal{DoubleVal: f}}, nil
 }
 
 // facetValue renders a facet value: numbers and booleans bare, date-times bare (Dgraph reads

@@ -131,7 +131,7 @@ func TestReadCacheBudget(t *testing.T) {
 }
 
 // openScopeStore opens an embedded store on a fresh folder with one scope.
-func openScopeStore(t *testing.T) (*Store, *domain.Scope) {
+func openScopeStore(t testing.TB) (*Store, *domain.Scope) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := Open(ctx, "file://"+t.TempDir())

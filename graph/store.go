@@ -536,12 +536,12 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	}
 	mu := &api.Mutation{CommitNow: true}
 	if len(t.sets) > 0 {
-		if mu.SetNquads, err = toNQuads(t.sets, false); err != nil {
+		if mu.Set, err = toNQuads(t.sets, false); err != nil {
 			return zero, err
 		}
 	}
 	if len(t.dels) > 0 {
-		if mu.DelNquads, err = toNQuads(t.dels, true); err != nil {
+		if mu.Del, err = toNQuads(t.dels, true); err != nil {
 			return zero, err
 		}
 	}
