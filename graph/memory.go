@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,25 +49,24 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 		scopeIDs = append(scopeIDs, id)
 	}
 	return write(ctx, s, &req, func(t *tx) ([]*domain.Memory, error) {
+		// One lookup of the scopes' ids and the new ids: the scopes must exist, the ids must not.
 		var r struct {
-			Scopes []struct {
-				ID string `json:"tr.id"`
-			} `json:"scopes"`
-			Taken []struct {
-				ID string `json:"tr.id"`
-			} `json:"taken"`
+			Q []struct {
+				ID   string `json:"tr.id"`
+				Kind string `json:"tr.kind"`
+			} `json:"q"`
 		}
-		q := `{ scopes(func: eq(tr.id, ` + idList(scopeIDs) + `)) @filter(eq(tr.kind, "Scope")) { tr.id }
-		taken(func: eq(tr.id, ` + idList(ids) + `), first: 1) { tr.id } }`
-		if err := t.query(q, nil, &r); err != nil {
+		if err := t.query(`{ q(func: eq(tr.id, `+idList(append(append([]string(nil), scopeIDs...), ids...))+`)) { tr.id tr.kind } }`, nil, &r); err != nil {
 			return nil, err
 		}
-		if len(r.Taken) > 0 {
-			return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", r.Taken[0].ID)
-		}
 		found := map[string]bool{}
-		for _, sc := range r.Scopes {
-			found[sc.ID] = true
+		for _, n := range r.Q {
+			if !scopes[n.ID] || slices.Contains(ids, n.ID) {
+				return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", n.ID)
+			}
+			if n.Kind == kindScope {
+				found[n.ID] = true
+			}
 		}
 		for _, id := range scopeIDs {
 			if !found[id] {

@@ -221,6 +221,14 @@ func testInsertIsAtomic(t *testing.T, st domain.Store) {
 	mustInsert(t, st, good)
 	_, err = st.InsertMemories(ctx, domain.Request{}, []*domain.Memory{NewMemory(sc.ID, "x"), good}, nil)
 	wantCode(t, err, domain.ECONFLICT)
+	// An id any record holds is taken, its own scope's included.
+	self := NewMemory(sc.ID, "named like its scope")
+	self.ID = sc.ID
+	_, err = st.InsertMemories(ctx, domain.Request{}, []*domain.Memory{self}, nil)
+	wantCode(t, err, domain.ECONFLICT)
+	if got, err := st.Scope(ctx, sc.ID); err != nil || got.Name != sc.Name {
+		t.Fatalf("the scope after a memory named like it was refused: %+v, %v", got, err)
+	}
 }
 
 func testNasty(t *testing.T, st domain.Store) {
