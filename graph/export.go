@@ -104,31 +104,44 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 			scalars = append(scalars, p)
 		}
 	}
-	// Nodes: every node that has a tr.kind, with all its scalar predicates.
+	// Nodes: every node that has a tr.kind, then every event without one (events carry no
+	// tr.kind; see eventJSON), with all their scalar predicates. In the dump every event is of
+	// kind Event, as it is to the import.
 	var fields strings.Builder
 	for _, p := range scalars {
 		fields.WriteString("<" + p.Predicate + "> ")
 	}
-	after := "0x0"
-	for {
-		var r struct {
-			Q []map[string]any `json:"q"`
-		}
-		q := fmt.Sprintf(`{ q(func: has(tr.kind), first: %d, after: %s) { uid %s } }`, exportPage, after, fields.String())
-		if err := s.readNumbers(ctx, q, nil, &r); err != nil {
-			return n, err
-		}
-		for _, row := range r.Q {
-			uid, _ := row["uid"].(string)
-			delete(row, "uid")
-			if err := enc.Encode(dumpLine{Node: uid, Set: row}); err != nil {
+	for _, pass := range []struct{ query, kind string }{
+		{`{ q(func: has(tr.kind), first: %d, after: %s) { uid %s } }`, ""},
+		{`{ q(func: has(ev.seq), first: %d, after: %s) { uid %s } }`, kindEvent},
+	} {
+		after := "0x0"
+		for {
+			var r struct {
+				Q []map[string]any `json:"q"`
+			}
+			q := fmt.Sprintf(pass.query, exportPage, after, fields.String())
+			if err := s.readNumbers(ctx, q, nil, &r); err != nil {
 				return n, err
 			}
-			n++
-			after = uid
-		}
-		if len(r.Q) < exportPage {
-			break
+			for _, row := range r.Q {
+				uid, _ := row["uid"].(string)
+				after = uid
+				delete(row, "uid")
+				if pass.kind != "" {
+					if _, done := row["tr.kind"]; done {
+						continue // an event with a tr.kind: the first pass wrote it
+					}
+					row["tr.kind"] = pass.kind
+				}
+				if err := enc.Encode(dumpLine{Node: uid, Set: row}); err != nil {
+					return n, err
+				}
+				n++
+			}
+			if len(r.Q) < exportPage {
+				break
+			}
 		}
 	}
 	// Edges with their facets.
@@ -411,6 +424,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 				return 0, err
 			}
 			objs[i] = node(d)
+			delete(objs[i], "tr.kind") // written as the store writes events (eventJSON)
 		}
 		got, err := s.appendImportedEvents(ctx, objs, part, &seqs)
 		if err != nil {

@@ -421,20 +421,20 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 }
 
 // eventPredicates are the predicates of an event node (see eventJSON) that erasing it deletes:
-// an erased event keeps tr.kind, ev.seq and ev.type (set to Erased).
+// an erased event keeps ev.seq and ev.type (set to Erased), and tr.kind where it has one.
 var eventPredicates = []string{"tr.scope", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"}
 
 // deleteScopeChunk removes up to scopeChunk nodes carrying the scope (and up to scopeChunk
-// records of requests over several scopes, this one among them). Events are erased: they keep
-// their kind and Seq, with type Erased, so the log has no gap. Every other node loses every
+// records of requests over several scopes, this one among them). Events (the nodes with a Seq) are
+// erased: they keep their Seq, with type Erased, so the log has no gap. Every other node loses every
 // predicate it has — found with has(), so predicates registered by any part of the store are
 // covered.
 func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDeletion, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `query q($s: string) { c as var(func: eq(tr.scope, $s), first: %d)
 	rq as var(func: eq(req.scopes, $s), first: %d)
-	nodes(func: uid(c, rq)) { uid tr.kind kernel.family life.family }
-	ne as var(func: uid(c, rq)) @filter(NOT eq(tr.kind, "Event"))
+	nodes(func: uid(c, rq)) { uid tr.kind kernel.family life.family ev.seq }
+	ne as var(func: uid(c, rq)) @filter(NOT has(ev.seq))
 	`, scopeChunk, scopeChunk)
 	for i, p := range preds {
 		fmt.Fprintf(&b, "p%d(func: uid(ne)) @filter(has(<%s>)) { uid }\n", i, p)
@@ -445,13 +445,14 @@ func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDele
 		Kind    string `json:"tr.kind"`
 		KFamily string `json:"kernel.family"`
 		TFamily string `json:"life.family"`
+		Seq     *int64 `json:"ev.seq"`
 	}
 	if err := t.query(b.String(), map[string]string{"$s": scopeID}, &r); err != nil {
 		return nil, err
 	}
 	out := &domain.ScopeDeletion{ScopeID: scopeID, Artifacts: map[string]int{}}
 	for _, n := range r["nodes"] {
-		if n.Kind == kindEvent {
+		if n.Seq != nil || n.Kind == kindEvent {
 			out.Events++
 			del := map[string]any{"uid": n.UID}
 			for _, p := range eventPredicates {
