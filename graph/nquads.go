@@ -28,8 +28,9 @@ import (
 // vectorPredicates are the float32vector predicates: their values are written as vectors.
 var vectorPredicates = map[string]bool{"emb.vector": true}
 
-// star is the value of a deletion of every value (the * of <s> <p> * .).
-var star = &api.Value{Val: &api.Value_DefaultVal{DefaultVal: x.Star}}
+// star is the value of a deletion of every value (the * of <s> <p> * .), a new one each time:
+// the engine owns the N-Quads it is given.
+func star() *api.Value { return &api.Value{Val: &api.Value_DefaultVal{DefaultVal: x.Star}} }
 
 // nquadWriter renders mutation objects as N-Quads.
 type nquadWriter struct {
@@ -102,7 +103,7 @@ func (w *nquadWriter) node(o map[string]any, del bool, edge string) (string, err
 	}
 	sort.Strings(keys) // the same N-Quads, in the same order, for the same mutation
 	if del && len(keys) == 0 {
-		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: x.Star, ObjectValue: star})
+		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: x.Star, ObjectValue: star()})
 		return subj, nil
 	}
 	for _, p := range keys {
@@ -130,7 +131,7 @@ func (w *nquadWriter) value(subj, p string, v any, del bool) error {
 		if !del {
 			return fmt.Errorf("mutation: %s is null in a set", p)
 		}
-		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: p, ObjectValue: star})
+		w.out = append(w.out, &api.NQuad{Subject: subj, Predicate: p, ObjectValue: star()})
 		return nil
 	case map[string]any:
 		return w.edge(subj, p, x, del)
