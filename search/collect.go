@@ -39,6 +39,10 @@ func docNum(id index.IndexInternalID) (uint64, error) {
 	return binary.BigEndian.Uint64(id), nil
 }
 
+func putDocNum(id index.IndexInternalID, num uint64) { binary.BigEndian.PutUint64(id, num) }
+
+func errDocNum(num uint64) error { return fmt.Errorf("search: document number %d not found", num) }
+
 // minHeap keeps the best hits seen so far, the weakest at 0 (written out: container/heap would
 // box every hit it pushes).
 type minHeap []scored
@@ -79,7 +83,7 @@ func (h minHeap) replaceMin(x scored) {
 // order. It keeps the best limit hits in a heap and, beside them, every hit whose score equals
 // the weakest of those (the tie at the cut); only those have their ids read, and the tie is
 // settled by id.
-func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int) ([]domain.IndexHit, error) {
+func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int, ids *idCache) ([]domain.IndexHit, error) {
 	if limit <= 0 {
 		return []domain.IndexHit{}, nil
 	}
@@ -129,15 +133,18 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 		}
 		sctx.DocumentMatchPool.Put(dm)
 	}
-	hits := make([]domain.IndexHit, 0, len(h)+len(ties))
-	internal := make(index.IndexInternalID, 8)
-	for _, x := range slices.Concat(h, ties) {
-		binary.BigEndian.PutUint64(internal, x.num)
-		id, err := reader.ExternalID(internal)
-		if err != nil {
-			return nil, fmt.Errorf("search: document id: %w", err)
-		}
-		hits = append(hits, domain.IndexHit{ID: id, Score: x.score})
+	kept := slices.Concat(h, ties)
+	nums := make([]uint64, len(kept))
+	for k, x := range kept {
+		nums[k] = x.num
+	}
+	names, err := ids.externalIDs(reader, nums)
+	if err != nil {
+		return nil, fmt.Errorf("search: document id: %w", err)
+	}
+	hits := make([]domain.IndexHit, len(kept))
+	for k, x := range kept {
+		hits[k] = domain.IndexHit{ID: names[k], Score: x.score}
 	}
 	sortHits(hits)
 	return hits[:min(len(hits), limit)], nil

@@ -37,7 +37,7 @@ func TestTopHitsAgreeWithBleve(t *testing.T) {
 					t.Fatal(err)
 				}
 				bq := tq.place(idx.scopeHoldsMost(r, q.ScopeID))
-				got, err := topHits(ctx, idx.idx, r, bq, size)
+				got, err := topHits(ctx, idx.idx, r, bq, size, &idx.ids)
 				r.Close()
 				if err != nil {
 					t.Fatal(err)
@@ -93,7 +93,7 @@ func TestTopHitsEndsWithTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := topHits(ctx, idx.idx, r, tq.place(true), 10); err != context.Canceled {
+	if _, err := topHits(ctx, idx.idx, r, tq.place(true), 10, &idx.ids); err != context.Canceled {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }

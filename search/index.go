@@ -85,6 +85,7 @@ type Index struct {
 	idx bleve.Index // nil once closed, or after a Reset that failed to recreate the index
 
 	watermark atomic.Uint64 // cache of the persisted watermark
+	ids       idCache       // document ids by segment (idcache.go)
 	linger    time.Duration
 
 	// queued counts the requests handed over by Queue, applied those of them the writer has

@@ -73,7 +73,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	err = tq.narrow(ctx, r)
 	var hits []domain.IndexHit
 	if err == nil {
-		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(r, q.ScopeID)), limit)
+		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(r, q.ScopeID)), limit, &i.ids)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
