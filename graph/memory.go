@@ -56,7 +56,7 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 				Kind string `json:"tr.kind"`
 			} `json:"q"`
 		}
-		if err := t.query(`{ q(func: eq(tr.id, `+idList(append(append([]string(nil), scopeIDs...), ids...))+`)) { tr.id tr.kind } }`, nil, &r); err != nil {
+		if err := t.query(`{ q(func: eq(tr.id, `+idList(slices.Concat(scopeIDs, ids))+`)) { tr.id tr.kind } }`, nil, &r); err != nil {
 			return nil, err
 		}
 		found := map[string]bool{}

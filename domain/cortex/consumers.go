@@ -98,7 +98,7 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 		case domain.EvMemoryReclassified, domain.EvTierChanged, domain.EvTierDemoted, domain.EvTierPromoted, domain.EvMemoryConsolidated:
 			reload = append(reload, e.MemoryID)
 		case domain.EvMemoriesIngested:
-			reload = append(reload, c.unindexed(domain.IngestedIDs(e))...)
+			reload = append(reload, c.versions.unindexed(domain.IngestedIDs(e))...)
 		case domain.EvMemoryDeleted:
 			if err := flush(); err != nil {
 				return err
@@ -421,6 +421,22 @@ func (iv *indexVersions) done(ids []string) {
 			iv.pending[id]--
 		}
 	}
+}
+
+// unindexed keeps the ids this process has neither put into the index nor is about to: an import
+// puts its memories itself, so following its MemoriesIngested only matters after a restart or on
+// another server.
+func (iv *indexVersions) unindexed(ids []string) []string {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	out := ids[:0:0]
+	for _, id := range ids {
+		_, put := iv.v[id]
+		if !put && iv.pending[id] == 0 {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func (iv *indexVersions) deleted(ids []string) {

@@ -245,8 +245,15 @@ func (im *Importer) writeEvents(ctx context.Context, adapter string, threads []*
 	cmd := command(domain.MsgImportCommand, im.scope, "", tc, domain.CtxHippocampus, map[string]any{
 		"adapter": adapter, "events": len(b.Events), "threads": len(b.Threads)})
 	// The index feed sees the write's MemoriesIngested as soon as it commits, before the put
-	// below: the ids are marked as about to be put, so that it does not read them back.
+	// below: the ids are marked as about to be put, so that it does not read them back. The
+	// mark goes once the put has recorded their versions, or with this call when nothing is put.
 	c.versions.expect(ids)
+	putting := false
+	defer func() {
+		if !putting {
+			c.versions.done(ids)
+		}
+	}()
 	w, err := im.store.Ingest(ctx, im.request(ids), im.scope, b, func(w *domain.IngestWritten) ([]*domain.Event, error) {
 		evs := []*domain.Event{cmd}
 		if len(w.NewEvents) > 0 {
@@ -265,7 +272,6 @@ func (im *Importer) writeEvents(ctx context.Context, adapter string, threads []*
 		return evs, nil
 	})
 	if err != nil {
-		c.versions.done(ids)
 		return err
 	}
 	c.log.Kick()
@@ -274,19 +280,17 @@ func (im *Importer) writeEvents(ctx context.Context, adapter string, threads []*
 	im.res.Skipped += w.Skipped
 	im.res.Threads += len(b.Threads)
 	im.res.Associations += len(w.NewAssociations)
-	if len(w.NewEvents) == 0 {
-		c.versions.done(ids)
-	} else {
+	if len(w.NewEvents) > 0 {
 		docs := make([]domain.IndexDoc, len(w.NewEvents))
 		for i, e := range w.NewEvents {
 			docs[i] = docOf(e.Memory)
 		}
 		im.putWG.Wait() // one put in flight at a time
 		if err := im.putError(); err != nil {
-			c.versions.done(ids)
 			return err
 		}
 		im.putWG.Add(1)
+		putting = true
 		go func() {
 			defer im.putWG.Done()
 			defer c.versions.done(ids) // after the put has recorded the versions
@@ -527,22 +531,6 @@ func (c *Cortex) writeEpisodes(ctx context.Context, scopeID string, def *domain.
 		c.log.Kick()
 	}
 	return facets, nil
-}
-
-// unindexed keeps the ids this process has neither put into the index nor is about to: an import
-// puts its memories itself, so following its MemoriesIngested only matters after a restart or on
-// another server.
-func (c *Cortex) unindexed(ids []string) []string {
-	c.versions.mu.Lock()
-	defer c.versions.mu.Unlock()
-	out := ids[:0:0]
-	for _, id := range ids {
-		_, put := c.versions.v[id]
-		if !put && c.versions.pending[id] == 0 {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // withIngestEvents adds, to the history of a memory ingested in bulk, the events of the write
