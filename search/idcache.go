@@ -22,19 +22,35 @@ type idCache struct {
 	segs map[segment.Segment]*segmentIDs
 }
 
-// segmentIDs are the ids of one segment's documents, by local number ("" where not read yet).
+// segmentIDs are the ids of one segment's documents, by local number (empty where not read yet).
 type segmentIDs struct {
 	mu  sync.Mutex
-	ids []string
+	ids []docID
 }
+
+// docID is a document's id with its ordering key (idKey), side by side: a search orders its
+// hits by key, and reading the key from here costs no visit to the id's bytes.
+type docID struct {
+	key uint64
+	id  string
+}
+
+func newDocID(id string) docID { return docID{key: idKey(id), id: id} }
 
 // externalIDs returns the ids of the documents numbered nums in the snapshot r, as
 // r.ExternalID would, reading each id from its segment at most once in the cache's life.
-func (c *idCache) externalIDs(r index.IndexReader, nums []uint64) ([]string, error) {
-	out := make([]string, len(nums))
+func (c *idCache) externalIDs(r index.IndexReader, nums []uint64) ([]docID, error) {
+	out := make([]docID, len(nums))
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
-		return out, readIDs(r, nums, out)
+		names := make([]string, len(nums))
+		if err := readIDs(r, nums, names); err != nil {
+			return nil, err
+		}
+		for k, id := range names {
+			out[k] = newDocID(id)
+		}
+		return out, nil
 	}
 	segs := snap.Segments()
 	offsets := make([]uint64, len(segs))
@@ -70,7 +86,7 @@ func (c *idCache) lookup(segs []*scorch.SegmentSnapshot) []*segmentIDs {
 	for k, s := range segs {
 		sc := c.segs[s.Segment()]
 		if sc == nil {
-			sc = &segmentIDs{ids: make([]string, s.FullSize())}
+			sc = &segmentIDs{ids: make([]docID, s.FullSize())}
 			c.segs[s.Segment()] = sc
 		}
 		out[k] = sc
@@ -85,23 +101,23 @@ func (c *idCache) lookup(segs []*scorch.SegmentSnapshot) []*segmentIDs {
 	return out
 }
 
-func (sc *segmentIDs) id(s *scorch.SegmentSnapshot, local uint64) (string, error) {
+func (sc *segmentIDs) id(s *scorch.SegmentSnapshot, local uint64) (docID, error) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if local >= uint64(len(sc.ids)) {
-		return "", errDocNum(local)
+		return docID{}, errDocNum(local)
 	}
-	if id := sc.ids[local]; id != "" {
-		return id, nil
+	if d := sc.ids[local]; d.id != "" {
+		return d, nil
 	}
 	v, err := s.DocID(local)
 	if err != nil {
-		return "", err
+		return docID{}, err
 	}
 	if v == nil {
-		return "", errDocNum(local)
+		return docID{}, errDocNum(local)
 	}
-	sc.ids[local] = string(v)
+	sc.ids[local] = newDocID(string(v))
 	return sc.ids[local], nil
 }
 

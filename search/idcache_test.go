@@ -57,8 +57,8 @@ func TestIDCacheAgreesWithTheSnapshot(t *testing.T) {
 					return
 				}
 				for k := range want {
-					if got[k] != want[k] {
-						errs <- fmt.Errorf("document %d: %q, want %q", k, got[k], want[k])
+					if got[k] != newDocID(want[k]) {
+						errs <- fmt.Errorf("document %d: %q (key %x), want %q", k, got[k].id, got[k].key, want[k])
 						return
 					}
 				}

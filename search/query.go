@@ -88,16 +88,6 @@ func scoreRequest(q query.Query, size int) *bleve.SearchRequest {
 	return bleve.NewSearchRequestOptions(q, size, 0, false)
 }
 
-// sortHits orders hits by score, best first, then by id.
-func sortHits(hits []domain.IndexHit) {
-	slices.SortFunc(hits, func(a, b domain.IndexHit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-}
-
 // BleveQuery returns the Bleve query Search runs for q on ix, an index built with Mapping(). It
 // returns a nil query (and no error) when q can match nothing, such as a text of stop words only
 // or an empty time window.
