@@ -84,9 +84,20 @@ func (h minHeap) replaceMin(x scored) {
 // order. It keeps the best limit hits in a heap and, beside them, every hit whose score equals
 // the weakest of those (the tie at the cut); only those have their ids read, and the tie is
 // settled by id.
-func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int, ids *idCache) ([]domain.IndexHit, error) {
+func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q query.Query, limit int, ids *idCache, conds []termCond) ([]domain.IndexHit, error) {
 	if limit <= 0 {
 		return []domain.IndexHit{}, nil
+	}
+	var filter *termFilter
+	if len(conds) > 0 {
+		f, ok, err := ids.termFilter(reader, conds)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("search: term filters on a %T, not a scorch snapshot", reader)
+		}
+		filter = f
 	}
 	m := ix.Mapping()
 	ctx = withScoringModel(ctx, m)
@@ -117,6 +128,10 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 		num, err := docNum(dm.IndexInternalID)
 		if err != nil {
 			return nil, err
+		}
+		if filter != nil && !filter.accepts(num) {
+			sctx.DocumentMatchPool.Put(dm)
+			continue
 		}
 		switch score := dm.Score; {
 		case len(h) < limit:

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -10,7 +11,10 @@ import (
 
 // TestTopHitsAgreeWithBleve compares topHits with Bleve's own collector sorting by score and
 // then id, on the same queries: the same documents with the same scores in the same order, for
-// small and large sizes (ties at the cut are common with short queries) and with filters.
+// small and large sizes (ties at the cut are common with short queries), with filters on
+// keyword fields and time, with the scope as a clause and as a filter, and with the filters
+// checked as Bleve clauses and by segment bitmaps — on a fresh index and again after removals
+// and replacements have left deleted documents in its segments.
 func TestTopHitsAgreeWithBleve(t *testing.T) {
 	idx, err := Open(filepath.Join(t.TempDir(), "index"))
 	if err != nil {
@@ -24,51 +28,95 @@ func TestTopHitsAgreeWithBleve(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	compared := 0
-	for _, filtered := range []bool{false, true} {
-		for _, q := range benchQueries(60, 3, filtered) {
-			for _, size := range []int{1, 10, 300, 5000} {
-				tq, err := prepare(q)
-				if err != nil || tq == nil {
-					t.Fatalf("prepare %q: %v", q.Text, err)
-				}
-				r, err := openReader(idx.idx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				bq := tq.place(idx.scopeHoldsMost(r, q.ScopeID))
-				got, err := topHits(ctx, idx.idx, r, bq, size, &idx.ids)
-				r.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				req := scoreRequest(bq, size)
-				req.SortBy([]string{"-_score", "_id"})
-				res, err := idx.idx.SearchInContext(ctx, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := make([]domain.IndexHit, len(res.Hits))
-				for k, h := range res.Hits {
-					want[k] = domain.IndexHit{ID: h.ID, Score: h.Score}
-				}
-				if len(got) != len(want) {
-					t.Fatalf("%q size %d: %d hits, Bleve %d", q.Text, size, len(got), len(want))
-				}
-				if len(want) == 0 {
-					continue
-				}
-				for k := range want {
-					if got[k] != want[k] {
-						t.Fatalf("%q size %d: hit %d is %+v, Bleve sorted by score and id %+v", q.Text, size, k, got[k], want[k])
+	compared, bitmapped := 0, 0
+	check := func(stage string) {
+		for _, filtered := range []bool{false, true} {
+			for qi, q := range benchQueries(40, 3, filtered) {
+				if filtered {
+					switch qi % 3 {
+					case 0:
+						q.Filter.Tags = []string{fmt.Sprintf("t%d", qi%7)}
+					case 1:
+						from, to := docs[1000].OccurredAt, docs[4000].OccurredAt
+						q.Filter.From, q.Filter.To = &from, &to
 					}
 				}
-				compared += len(want)
+				for _, size := range []int{1, 10, 300, 5000} {
+					for _, most := range []bool{false, true} {
+						for _, bits := range []bool{false, true} {
+							tq, err := prepare(q)
+							if err != nil || tq == nil {
+								t.Fatalf("prepare %q: %v", q.Text, err)
+							}
+							ref, _ := prepare(q)
+							r, err := openReader(idx.idx)
+							if err != nil {
+								t.Fatal(err)
+							}
+							var got []domain.IndexHit
+							if bits {
+								bq, conds := tq.placeBits(most)
+								if len(conds) > 0 {
+									bitmapped++
+								}
+								got, err = topHits(ctx, idx.idx, r, bq, size, &idx.ids, conds)
+							} else {
+								got, err = topHits(ctx, idx.idx, r, tq.place(most), size, &idx.ids, nil)
+							}
+							r.Close()
+							if err != nil {
+								t.Fatal(err)
+							}
+							req := scoreRequest(ref.place(most), size)
+							req.SortBy([]string{"-_score", "_id"})
+							res, err := idx.idx.SearchInContext(ctx, req)
+							if err != nil {
+								t.Fatal(err)
+							}
+							want := make([]domain.IndexHit, len(res.Hits))
+							for k, h := range res.Hits {
+								want[k] = domain.IndexHit{ID: h.ID, Score: h.Score}
+							}
+							what := fmt.Sprintf("%s: %q %+v size %d (scope filters: %v, bitmaps: %v)", stage, q.Text, q.Filter, size, most, bits)
+							if len(got) != len(want) {
+								t.Fatalf("%s: %d hits, Bleve %d", what, len(got), len(want))
+							}
+							for k := range want {
+								if got[k] != want[k] {
+									t.Fatalf("%s: hit %d is %+v, Bleve sorted by score and id %+v", what, k, got[k], want[k])
+								}
+							}
+							compared += len(want)
+						}
+					}
+				}
 			}
 		}
 	}
-	if compared < 10000 {
-		t.Fatalf("only %d hits compared: the corpus or the queries are too small to test anything", compared)
+	check("fresh")
+	// Remove a fifth, and replace another fifth with other states, tiers and kinds.
+	var gone []string
+	var changed []domain.IndexDoc
+	for k, d := range docs {
+		switch k % 5 {
+		case 1:
+			gone = append(gone, d.ID)
+		case 2:
+			d.State = domain.LifecycleStates[(k/5)%len(domain.LifecycleStates)]
+			d.Tier = domain.Tiers[(k/5)%len(domain.Tiers)]
+			d.Kind = domain.Kinds[(k/5)%len(domain.Kinds)]
+			changed = append(changed, d)
+		}
+	}
+	if err := idx.Remove(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Put(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	check("after removals and replacements")
+	if compared < 40000 || bitmapped < 500 {
+		t.Fatalf("only %d hits compared, %d searches with bitmaps: the corpus or the queries are too small to test anything", compared, bitmapped)
 	}
 }
 
@@ -93,7 +141,7 @@ func TestTopHitsEndsWithTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := topHits(ctx, idx.idx, r, tq.place(true), 10, &idx.ids); err != context.Canceled {
+	if _, err := topHits(ctx, idx.idx, r, tq.place(true), 10, &idx.ids, nil); err != context.Canceled {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }

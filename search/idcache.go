@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -22,10 +23,12 @@ type idCache struct {
 	segs map[segment.Segment]*segmentIDs
 }
 
-// segmentIDs are the ids of one segment's documents, by local number (empty where not read yet).
+// segmentIDs are the ids of one segment's documents, by local number (empty where not read yet),
+// and the bitmaps of the term filters searches have asked of it (termfilter.go).
 type segmentIDs struct {
-	mu  sync.Mutex
-	ids []docID
+	mu      sync.Mutex
+	ids     []docID
+	filters map[string]*roaring.Bitmap
 }
 
 // docID is a document's id with its ordering key (idKey), side by side: a search orders its

@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -73,7 +74,13 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	err = tq.narrow(ctx, r)
 	var hits []domain.IndexHit
 	if err == nil {
-		hits, err = topHits(ctx, i.idx, r, tq.place(i.scopeHoldsMost(r, q.ScopeID)), limit, &i.ids)
+		most := i.scopeHoldsMost(r, q.ScopeID)
+		if _, scorch := r.(*scorch.IndexSnapshot); scorch {
+			bq, conds := tq.placeBits(most)
+			hits, err = topHits(ctx, i.idx, r, bq, limit, &i.ids, conds)
+		} else {
+			hits, err = topHits(ctx, i.idx, r, tq.place(most), limit, &i.ids, nil)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -162,9 +169,11 @@ func (i *Index) scopeHoldsMost(r index.IndexReader, scopeID string) bool {
 
 // textQuery is a search's query but for its scope, which place puts where it costs least.
 type textQuery struct {
-	bq      *query.BooleanQuery // the text: must match, should boosts
-	scope   *query.TermQuery
-	filters []query.Query
+	bq    *query.BooleanQuery // the text: must match, should boosts
+	scope *query.TermQuery
+	// conds are the filter's conditions on keyword fields, ranges the others.
+	conds  []termCond
+	ranges []query.Query
 	// words are the distinct analysed words of a words-only text of more than rarestWords of
 	// them; narrow makes the must clause of the rarest.
 	words []string
@@ -240,7 +249,7 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	filters, none := filterClauses(q.Filter)
+	conds, ranges, none := filterClauses(q.Filter)
 	if none {
 		return nil, nil
 	}
@@ -256,7 +265,7 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 	if q.WordsOnly {
 		if words := distinctTerms(tokens); len(words) > rarestWords {
 			// narrow picks the words, from the index.
-			return &textQuery{bq: bq, scope: scope, filters: filters, words: words}, nil
+			return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges, words: words}, nil
 		}
 	}
 	bq.AddMust(match)
@@ -276,21 +285,46 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 		bq.AddShould(phrase)
 	}
 
-	return &textQuery{bq: bq, scope: scope, filters: filters}, nil
+	return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges}, nil
 }
 
-// place completes the query with its scope, once. The scope never adds to the score (boost 0):
-// hits rank by their text alone, whatever the number of scopes. When the scope holds most of the
-// index it only filters the text's hits; otherwise it is a clause of the conjunction, which
-// skips the other scopes' documents.
+// place completes the query with its scope and filters, once, all as Bleve clauses. The scope
+// never adds to the score (boost 0): hits rank by their text alone, whatever the number of
+// scopes. When the scope holds most of the index it only filters the text's hits; otherwise it
+// is a clause of the conjunction, which skips the other scopes' documents.
 func (tq *textQuery) place(mostOfIndex bool) query.Query {
-	filters := tq.filters
+	var filters []query.Query
 	if mostOfIndex {
-		filters = append([]query.Query{tq.scope}, filters...)
+		filters = append(filters, tq.scope)
 	} else {
-		tq.scope.SetBoost(0)
-		tq.bq.AddMust(tq.scope)
+		tq.mustScope()
 	}
+	for _, c := range tq.conds {
+		filters = append(filters, c.clause())
+	}
+	tq.filter(append(filters, tq.ranges...))
+	return tq.bq
+}
+
+// placeBits is place with the conditions on keyword fields (the scope's too, when it only
+// filters) left out of the query and returned, for topHits to check by segment bitmaps.
+func (tq *textQuery) placeBits(mostOfIndex bool) (query.Query, []termCond) {
+	conds := tq.conds
+	if mostOfIndex {
+		conds = append([]termCond{{field: FieldScope, terms: []string{tq.scope.Term}}}, conds...)
+	} else {
+		tq.mustScope()
+	}
+	tq.filter(tq.ranges)
+	return tq.bq, conds
+}
+
+func (tq *textQuery) mustScope() {
+	tq.scope.SetBoost(0)
+	tq.bq.AddMust(tq.scope)
+}
+
+func (tq *textQuery) filter(filters []query.Query) {
 	switch len(filters) {
 	case 0:
 	case 1:
@@ -298,7 +332,6 @@ func (tq *textQuery) place(mostOfIndex bool) query.Query {
 	default:
 		tq.bq.AddFilter(query.NewConjunctionQuery(filters))
 	}
-	return tq.bq
 }
 
 func distinctPositions(tokens analysis.TokenStream) int {
@@ -312,31 +345,40 @@ func distinctPositions(tokens analysis.TokenStream) int {
 	return n
 }
 
-// filterClauses turns f into non-scoring clauses. none reports a filter that matches nothing.
-// Claimed is not indexed and is left to the caller.
-func filterClauses(f domain.MemoryFilter) (clauses []query.Query, none bool) {
+// filterClauses turns f into non-scoring conditions: on keyword fields (conds) and others
+// (ranges, Bleve clauses). none reports a filter that matches nothing. Claimed is not indexed
+// and is left to the caller.
+func filterClauses(f domain.MemoryFilter) (conds []termCond, ranges []query.Query, none bool) {
 	if len(f.Tiers) > 0 {
-		clauses = append(clauses, anyTerm(FieldTier, f.Tiers))
+		conds = append(conds, anyOf(FieldTier, f.Tiers))
 	}
 	if len(f.Kinds) > 0 {
-		clauses = append(clauses, anyTerm(FieldKind, f.Kinds))
+		conds = append(conds, anyOf(FieldKind, f.Kinds))
 	}
 	if len(f.States) > 0 {
-		clauses = append(clauses, anyTerm(FieldState, f.States))
+		conds = append(conds, anyOf(FieldState, f.States))
 	}
 	for _, tag := range f.Tags {
-		clauses = append(clauses, term(FieldTags, tag))
+		conds = append(conds, termCond{field: FieldTags, terms: []string{tag}})
 	}
 	if f.From != nil || f.To != nil {
 		r, none := timeRange(f.From, f.To)
 		if none {
-			return nil, true
+			return nil, nil, true
 		}
 		if r != nil {
-			clauses = append(clauses, r)
+			ranges = append(ranges, r)
 		}
 	}
-	return clauses, false
+	return conds, ranges, false
+}
+
+func anyOf[T ~string](field string, values []T) termCond {
+	c := termCond{field: field, terms: make([]string, len(values))}
+	for k, v := range values {
+		c.terms[k] = string(v)
+	}
+	return c
 }
 
 func term(field, value string) query.Query {
@@ -345,13 +387,13 @@ func term(field, value string) query.Query {
 	return t
 }
 
-func anyTerm[T ~string](field string, values []T) query.Query {
+func anyTerm(field string, values []string) query.Query {
 	if len(values) == 1 {
-		return term(field, string(values[0]))
+		return term(field, values[0])
 	}
 	qs := make([]query.Query, len(values))
 	for k, v := range values {
-		qs[k] = term(field, string(v))
+		qs[k] = term(field, v)
 	}
 	return query.NewDisjunctionQuery(qs)
 }
