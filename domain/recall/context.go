@@ -82,8 +82,6 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if err != nil {
 		return nil, err
 	}
-	// Every hit's text score, normalised by the best.
-	textOf := make(map[string]float64, len(all))
 	best := 0.0
 	if len(all) > 0 {
 		best = all[0].Score
@@ -121,11 +119,9 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if len(pool) < 2 || floor >= best {
 		floor = 0
 	}
-	if best > 0 {
-		for _, h := range pool {
-			textOf[h.ID] = max(textOf[h.ID], (h.Score-floor)/(best-floor))
-		}
-	}
+	// Every hit's text score, normalised by the best.
+	nSeeds := min(len(all), max(SeedSize, 2*limit))
+	textOf := newTextScores(all[:nSeeds], windowHits, all[nSeeds:], best, floor)
 	var seeds []string
 	isCand := map[string]bool{}
 	addCand := func(id string) bool {
@@ -136,7 +132,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		seeds = append(seeds, id)
 		return true
 	}
-	for _, h := range all[:min(len(all), max(SeedSize, 2*limit))] {
+	for _, h := range all[:nSeeds] {
 		addCand(h.ID)
 	}
 	for _, h := range windowHits {
@@ -183,7 +179,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		addEpisode := func(id string, items []string) {
 			members[id] = items
 			for _, it := range items {
-				energy[id] += textOf[it] * textOf[it]
+				t := textOf.of(it)
+				energy[id] += t * t
 			}
 		}
 		if mr, ok := es.(domain.EpisodeMemberReader); ok && len(epIDs) > 0 {
@@ -259,7 +256,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	ms = append(seedMems, ms...)
 	vecOnly := map[string]bool{}
 	for _, h := range vec {
-		if _, ok := textOf[h.MemoryID]; !ok {
+		if _, ok := textOf.lookup(h.MemoryID); !ok {
 			vecOnly[h.MemoryID] = true
 		}
 	}
@@ -268,7 +265,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		if m.ScopeID != q.ScopeID || !keep(m, f) {
 			continue // deleted, changed since indexed, or filtered
 		}
-		rm := &RankedMemory{Memory: m, Reason: ReasonText, TextScore: textOf[m.ID], Salience: m.Salience}
+		rm := &RankedMemory{Memory: m, Reason: ReasonText, TextScore: textOf.of(m.ID), Salience: m.Salience}
 		if vecOnly[m.ID] {
 			rm.Reason = ReasonVector
 		}
@@ -284,7 +281,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		if mc := mctx[c.Memory.ID]; mc != nil {
 			nb := 0.0
 			for _, n := range mc.Temporal {
-				nb = max(nb, n.Strength*textOf[n.ID])
+				nb = max(nb, n.Strength*textOf.of(n.ID))
 			}
 			ep := 0.0
 			if bestEnergy > 0 {
@@ -314,7 +311,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			c.TextScore = rel[c] / top
 		}
 		c.Score = WText*c.TextScore + WSalience*c.Salience
-		if _, hit := textOf[c.Memory.ID]; !hit && c.Reason == ReasonText {
+		if _, hit := textOf.lookup(c.Memory.ID); !hit && c.Reason == ReasonText {
 			c.Reason = ReasonContext
 		}
 	}
@@ -334,6 +331,57 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		return r.spread(ctx, q, f, order, seen)
 	}
 	return order, nil
+}
+
+// textScores are the normalised text scores of a search's pool (the best of each id), by id.
+// Its map is made in two steps: the seeds and the hits in the query's time windows first, the
+// rest of the pool at the first id not found among them. A search whose candidates are its
+// seeds alone (a scope without episodes or neighbours) never hashes the ids of the thousand hits
+// of its pool, which cost it as much as the reads of its memories.
+type textScores struct {
+	best, floor float64
+	m           map[string]float64
+	rest        []domain.IndexHit
+}
+
+func newTextScores(seeds, window, rest []domain.IndexHit, best, floor float64) *textScores {
+	t := &textScores{best: best, floor: floor, m: make(map[string]float64, len(seeds)+len(window))}
+	if best <= 0 {
+		return t // no hit has a text score
+	}
+	t.add(seeds)
+	t.add(window)
+	t.rest = rest
+	return t
+}
+
+func (t *textScores) add(hs []domain.IndexHit) {
+	for _, h := range hs {
+		v := (h.Score - t.floor) / (t.best - t.floor)
+		if old, ok := t.m[h.ID]; !ok || v > old {
+			t.m[h.ID] = v
+		}
+	}
+}
+
+// lookup returns the text score of id and whether id is a hit of the pool.
+func (t *textScores) lookup(id string) (float64, bool) {
+	if v, ok := t.m[id]; ok {
+		return v, true
+	}
+	if len(t.rest) == 0 {
+		return 0, false
+	}
+	t.add(t.rest)
+	t.rest = nil
+	v, ok := t.m[id]
+	return v, ok
+}
+
+// of is the text score of id, 0 when id is not a hit.
+func (t *textScores) of(id string) float64 {
+	v, _ := t.lookup(id)
+	return v
 }
 
 // topKeys returns the n keys of m with the largest values (ties by key).
