@@ -1,7 +1,7 @@
 package search
 
 import (
-	"strings"
+	"encoding/binary"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -27,28 +27,20 @@ type termCond struct {
 // term); a segment that reaches it starts over.
 const maxFiltersPerSegment = 256
 
-// condsKey names a filter in a segment's cache. Keyword terms may hold any byte, so each is
-// length-prefixed.
+// condsKey names a filter in a segment's cache. Keyword terms may hold any byte, so every part
+// is preceded by its length (and every condition by its number of terms).
 func condsKey(conds []termCond) string {
-	var b strings.Builder
+	var b []byte
 	for _, c := range conds {
-		writeLenPrefixed(&b, c.field)
-		b.WriteByte(byte(len(c.terms)))
+		b = binary.AppendUvarint(b, uint64(len(c.field)))
+		b = append(b, c.field...)
+		b = binary.AppendUvarint(b, uint64(len(c.terms)))
 		for _, t := range c.terms {
-			writeLenPrefixed(&b, t)
+			b = binary.AppendUvarint(b, uint64(len(t)))
+			b = append(b, t...)
 		}
 	}
-	return b.String()
-}
-
-func writeLenPrefixed(b *strings.Builder, s string) {
-	n := len(s)
-	for n >= 0x80 {
-		b.WriteByte(byte(n) | 0x80)
-		n >>= 7
-	}
-	b.WriteByte(byte(n))
-	b.WriteString(s)
+	return string(b)
 }
 
 // segmentBitmap returns the documents of seg that meet every condition.
