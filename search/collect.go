@@ -88,16 +88,16 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 	if limit <= 0 {
 		return []domain.IndexHit{}, nil
 	}
+	view := ids.view(reader)
 	var filter *termFilter
 	if len(conds) > 0 {
-		f, ok, err := ids.termFilter(reader, conds)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
+		if view == nil {
 			return nil, fmt.Errorf("search: term filters on a %T, not a scorch snapshot", reader)
 		}
-		filter = f
+		var err error
+		if filter, err = view.termFilter(conds); err != nil {
+			return nil, err
+		}
 	}
 	m := ix.Mapping()
 	ctx = withScoringModel(ctx, m)
@@ -154,7 +154,7 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 	for k, x := range kept {
 		nums[k] = x.num
 	}
-	names, err := ids.externalIDs(reader, nums)
+	names, err := docIDs(view, reader, nums)
 	if err != nil {
 		return nil, fmt.Errorf("search: document id: %w", err)
 	}

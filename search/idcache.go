@@ -40,12 +40,35 @@ type docID struct {
 
 func newDocID(id string) docID { return docID{key: idKey(id), id: id} }
 
-// externalIDs returns the ids of the documents numbered nums in the snapshot r, as
-// r.ExternalID would, reading each id from its segment at most once in the cache's life.
-func (c *idCache) externalIDs(r index.IndexReader, nums []uint64) ([]docID, error) {
-	out := make([]docID, len(nums))
+// segView is one snapshot's segments, where each one's document numbers start, and their cache
+// entries: made once per search, for its filter and for its ids.
+type segView struct {
+	segs   []*scorch.SegmentSnapshot
+	starts []uint64 // the first number of each segment, and the end
+	cached []*segmentIDs
+}
+
+// view returns the segments of r, a scorch snapshot, with their cache entries; nil when r is
+// another kind of reader.
+func (c *idCache) view(r index.IndexReader) *segView {
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
+		return nil
+	}
+	segs := snap.Segments()
+	v := &segView{segs: segs, starts: make([]uint64, len(segs)+1), cached: c.lookup(segs)}
+	for k, s := range segs {
+		v.starts[k+1] = v.starts[k] + uint64(s.FullSize())
+	}
+	return v
+}
+
+// docIDs returns the ids of the documents numbered nums in the snapshot r, as r.ExternalID would:
+// from v, reading each id from its segment at most once in the cache's life, or through r itself
+// when v is nil (r is not a scorch snapshot).
+func docIDs(v *segView, r index.IndexReader, nums []uint64) ([]docID, error) {
+	out := make([]docID, len(nums))
+	if v == nil {
 		names := make([]string, len(nums))
 		if err := readIDs(r, nums, names); err != nil {
 			return nil, err
@@ -55,20 +78,12 @@ func (c *idCache) externalIDs(r index.IndexReader, nums []uint64) ([]docID, erro
 		}
 		return out, nil
 	}
-	segs := snap.Segments()
-	offsets := make([]uint64, len(segs))
-	var running uint64
-	for k, s := range segs {
-		offsets[k] = running
-		running += uint64(s.FullSize())
-	}
-	cached := c.lookup(segs)
 	for k, num := range nums {
-		i := sort.Search(len(offsets), func(x int) bool { return offsets[x] > num }) - 1
-		if i < 0 || num >= running {
+		i := sort.Search(len(v.segs), func(x int) bool { return v.starts[x+1] > num })
+		if i == len(v.segs) {
 			return nil, errDocNum(num)
 		}
-		id, err := cached[i].id(segs[i], num-offsets[i])
+		id, err := v.cached[i].id(v.segs[i], num-v.starts[i])
 		if err != nil {
 			return nil, err
 		}

@@ -51,7 +51,7 @@ func TestIDCacheAgreesWithTheSnapshot(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				got, err := idx.ids.externalIDs(r, nums)
+				got, err := docIDs(idx.ids.view(r), r, nums)
 				if err != nil {
 					errs <- err
 					return
@@ -69,7 +69,7 @@ func TestIDCacheAgreesWithTheSnapshot(t *testing.T) {
 		for err := range errs {
 			t.Fatalf("round %d (%d segments): %v", round, len(snap.Segments()), err)
 		}
-		if _, err := idx.ids.externalIDs(r, []uint64{total}); err == nil {
+		if _, err := docIDs(idx.ids.view(r), r, []uint64{total}); err == nil {
 			t.Fatalf("round %d: a number past the snapshot has an id", round)
 		}
 	}

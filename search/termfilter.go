@@ -6,7 +6,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
@@ -123,28 +122,22 @@ func (sc *segmentIDs) passing(s *scorch.SegmentSnapshot, key string, conds []ter
 // termFilter tells whether a document of one snapshot, by number, meets a filter's conditions.
 // Hits come in increasing number, so it moves through the segments with them.
 type termFilter struct {
-	starts []uint64 // the first number of each segment, and the end
+	starts []uint64 // the view's
 	bits   []*roaring.Bitmap
 	cur    int
 }
 
-// termFilter returns the filter of conds over the snapshot r; ok is false when r is not a
-// scorch snapshot (its conditions must then be Bleve clauses).
-func (c *idCache) termFilter(r index.IndexReader, conds []termCond) (f *termFilter, ok bool, err error) {
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return nil, false, nil
-	}
-	segs := snap.Segments()
-	f = &termFilter{starts: make([]uint64, len(segs)+1), bits: make([]*roaring.Bitmap, len(segs))}
+// termFilter returns the filter of conds over the view's segments.
+func (v *segView) termFilter(conds []termCond) (*termFilter, error) {
+	f := &termFilter{starts: v.starts, bits: make([]*roaring.Bitmap, len(v.segs))}
 	key := condsKey(conds)
-	for k, sc := range c.lookup(segs) {
-		f.starts[k+1] = f.starts[k] + uint64(segs[k].FullSize())
-		if f.bits[k], err = sc.passing(segs[k], key, conds); err != nil {
-			return nil, true, err
+	for k, sc := range v.cached {
+		var err error
+		if f.bits[k], err = sc.passing(v.segs[k], key, conds); err != nil {
+			return nil, err
 		}
 	}
-	return f, true, nil
+	return f, nil
 }
 
 // accepts reports whether document num of the snapshot meets the conditions.
