@@ -17,6 +17,10 @@ type Request struct {
 	RequestID   string
 	Fingerprint string
 	ScopeID     string
+	// FreshIDs says that the ids of the records the request inserts were drawn for it by
+	// NewID (122 random bits): the store need not look them up to refuse one that is taken.
+	// It still refuses an id given twice in the request, or given to a record and its scope.
+	FreshIDs bool
 }
 
 // MemoryUpdate is the domain's part of a read-modify-write of one memory: it receives the current

@@ -377,6 +377,7 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 			return &out, err
 		}
 	}
+	defer s.unlistScope(scopeID)()
 	total := &domain.ScopeDeletion{ScopeID: scopeID, Artifacts: map[string]int{}}
 	preds := schemaPredicates()
 	first := true

@@ -50,27 +50,41 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 	}
 	return write(ctx, s, &req, func(t *tx) ([]*domain.Memory, error) {
 		// One lookup of the scopes' ids and the new ids: the scopes must exist, the ids must not.
-		var r struct {
-			Q []struct {
-				ID   string `json:"tr.id"`
-				Kind string `json:"tr.kind"`
-			} `json:"q"`
-		}
-		if err := t.query(`{ q(func: eq(tr.id, `+idList(slices.Concat(scopeIDs, ids))+`)) { tr.id tr.kind } }`, nil, &r); err != nil {
-			return nil, err
-		}
-		found := map[string]bool{}
-		for _, n := range r.Q {
-			if !scopes[n.ID] || slices.Contains(ids, n.ID) {
-				return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", n.ID)
-			}
-			if n.Kind == kindScope {
-				found[n.ID] = true
-			}
-		}
+		// A scope this process found before, and ids drawn for this request, are not looked up.
+		var lookup []string
 		for _, id := range scopeIDs {
-			if !found[id] {
-				return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", id)
+			if !s.knownScopes[id] {
+				lookup = append(lookup, id)
+			}
+		}
+		checked := len(lookup)
+		if !req.FreshIDs {
+			lookup = append(lookup, ids...)
+		}
+		if len(lookup) > 0 {
+			var r struct {
+				Q []struct {
+					ID   string `json:"tr.id"`
+					Kind string `json:"tr.kind"`
+				} `json:"q"`
+			}
+			if err := t.query(`{ q(func: eq(tr.id, `+idList(lookup)+`)) { tr.id tr.kind } }`, nil, &r); err != nil {
+				return nil, err
+			}
+			found := map[string]bool{}
+			for _, n := range r.Q {
+				if !scopes[n.ID] || slices.Contains(ids, n.ID) {
+					return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", n.ID)
+				}
+				if n.Kind == kindScope {
+					found[n.ID] = true
+				}
+			}
+			for _, id := range lookup[:checked] {
+				if !found[id] {
+					return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", id)
+				}
+				s.listScope(id)
 			}
 		}
 		seen := make(map[string]bool, len(ms))
@@ -78,6 +92,9 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 		for i, m := range ms {
 			if seen[m.ID] {
 				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
+			}
+			if scopes[m.ID] {
+				return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", m.ID)
 			}
 			seen[m.ID] = true
 			t.inScope(m.ScopeID)

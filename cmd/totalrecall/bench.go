@@ -34,6 +34,8 @@ type benchOpts struct {
 	warmup int
 	// searchProfile, when set, is where a CPU profile of the search phase alone is written.
 	searchProfile string
+	// storeProfile, when set, is where a CPU profile of the one-client store phase alone is written.
+	storeProfile string
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
@@ -69,6 +71,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	fs.IntVar(&o.warmup, "warmup", 1000, "untimed searches before the timed ones (a bulk leaves the graph's caches cold)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.StringVar(&o.storeProfile, "storeprofile", "", "write a CPU profile of the one-client storeMemory phase alone to this file (not with -cpuprofile)")
 	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file (not with -cpuprofile: one profile at a time)")
 	var cache cacheFlag
 	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
@@ -189,6 +192,10 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	var ids []string
 
 	// store, one client
+	stopProfile, err := startProfile(o.storeProfile)
+	if err != nil {
+		return nil, err
+	}
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < o.n; i++ {
 		t := sentence(rng, words)
@@ -202,6 +209,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	}
 	f.single = float64(o.n) / time.Since(start).Seconds()
 	f.cpuSingle = (cpuTime() - cpu0) / time.Duration(o.n)
+	stopProfile()
 
 	// store, concurrent clients
 	var done atomic.Int64

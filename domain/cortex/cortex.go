@@ -306,7 +306,12 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	// when this returns (every search waits for what was queued before it), and a hit whose
 	// memory the graph refused is dropped by Recall (and removed here).
 	ierr := c.putDocs(ctx, docsOf(ms))
-	req := domain.Request{Op: op, RequestID: meta.RequestID, Fingerprint: fingerprint(ins)}
+	// The ids were drawn by Form just now: the store need not look them up. A request without
+	// an id is never replayed: it needs no fingerprint.
+	req := domain.Request{Op: op, RequestID: meta.RequestID, FreshIDs: true}
+	if meta.RequestID != "" {
+		req.Fingerprint = fingerprint(ins)
+	}
 	var out []*domain.Memory
 	if si, ok := c.store.(domain.ScoredInserter); ok && c.living != nil {
 		// The Salience context scores the new memories in the write that stores them.

@@ -2,7 +2,6 @@ package cortex_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -44,7 +43,8 @@ func openTestStack(t *testing.T) *testStack {
 func (s *testStack) cortex(mc cortex.MnemonicConfig) (*cortex.Cortex, func()) {
 	s.t.Helper()
 	cx, err := cortex.New(context.Background(), cortex.Config{Store: s.st, Index: s.idx,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Mnemonic: mc})
+		// What the background work logs as failed shows beside the test that caused it.
+		Logger: slog.New(slog.NewTextHandler(s.t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})), Mnemonic: mc})
 	if err != nil {
 		s.t.Fatal(err)
 	}

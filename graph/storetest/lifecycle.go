@@ -32,6 +32,7 @@ func lifecycleTests() []struct {
 		{"LifecycleDeleteLeavesBrokenReferences", testDeleteTombstone},
 		{"LifecycleScanRefgraph", testScanRefgraph},
 		{"LifecycleDeleteScopeTouchesNoOtherScope", testDeleteScope},
+		{"LifecycleNoInsertIntoADeletedScope", testInsertAfterDeleteScope},
 		{"LifecycleRequestRecordsGoWithTheirScope", testRequestRecordsScoped},
 		{"LifecycleDigestRemovesOnlyWhatADigestArchived", testDigestRemoveRule},
 		{"LifecycleLastProposal", testLastProposal},
@@ -1083,5 +1084,73 @@ func testEventAbout(t *testing.T, st domain.Store) {
 	}
 	if h, _ := st.MemoryEvents(ctx, other.ID); len(h) != 1 || h[0].Type == domain.EvDigestProposed {
 		t.Fatalf("the history of an artifact the event is not about = %+v", h)
+	}
+}
+
+// testInsertAfterDeleteScope: a scope memories were stored in, and are being stored in while it
+// is deleted, refuses them once deleted, and keeps none of them.
+func testInsertAfterDeleteScope(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	ls := lifecycle(t, st)
+	doomed := mustScope(t, st)
+	fresh := domain.Request{FreshIDs: true}
+	insert := func() (*domain.Memory, error) {
+		m := NewMemory(doomed.ID, "stored while the scope goes")
+		_, err := st.InsertMemories(ctx, fresh, []*domain.Memory{m}, []*domain.Event{{Type: domain.EvMemoryStored,
+			ScopeID: doomed.ID, MemoryID: m.ID, Context: ctxFor("store")}})
+		return m, err
+	}
+	for range 3 {
+		if _, err := insert(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evFn := func(d *domain.ScopeDeletion) []*domain.Event {
+		return []*domain.Event{{Type: domain.EvScopeDeleted, ScopeID: doomed.ID, Context: ctxFor("scope")}}
+	}
+	stop := make(chan struct{})
+	stored := make(chan int)
+	go func() {
+		n := 0
+		defer func() { stored <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := insert(); err == nil {
+				n++
+			} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+				t.Errorf("an insert during the deletion: %v", err)
+				return
+			}
+		}
+	}()
+	_, err := ls.DeleteScope(ctx, domain.Request{}, doomed.ID, evFn)
+	close(stop)
+	n := <-stored
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d memories stored while the scope was deleted", n)
+	for range 2 {
+		m, err := insert()
+		wantCode(t, err, domain.ENOTFOUND)
+		if _, err := st.Memory(ctx, m.ID); domain.ErrorCode(err) != domain.ENOTFOUND {
+			t.Fatalf("a refused memory of the deleted scope was written: %v", err)
+		}
+	}
+	if raw, ok := st.(interface {
+		RawQuery(ctx context.Context, q string, vars map[string]string) ([]byte, error)
+	}); ok {
+		out, err := raw.RawQuery(ctx, `query q($s: string) { q(func: eq(tr.scope, $s)) @filter(NOT has(ev.seq)) { uid tr.kind } }`,
+			map[string]string{"$s": doomed.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "tr.kind") {
+			t.Fatalf("nodes of the deleted scope remain: %s", out)
+		}
 	}
 }

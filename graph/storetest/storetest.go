@@ -229,6 +229,18 @@ func testInsertIsAtomic(t *testing.T, st domain.Store) {
 	if got, err := st.Scope(ctx, sc.ID); err != nil || got.Name != sc.Name {
 		t.Fatalf("the scope after a memory named like it was refused: %+v, %v", got, err)
 	}
+	// Ids drawn for the request are not looked up; one given to the memory and its scope is
+	// still refused, and so is a scope that does not exist.
+	fresh := domain.Request{FreshIDs: true}
+	_, err = st.InsertMemories(ctx, fresh, []*domain.Memory{self}, nil)
+	wantCode(t, err, domain.ECONFLICT)
+	_, err = st.InsertMemories(ctx, fresh, []*domain.Memory{NewMemory(sc.ID, "x"), NewMemory(domain.NewID(), "y")}, nil)
+	wantCode(t, err, domain.ENOTFOUND)
+	_, err = st.InsertMemories(ctx, fresh, []*domain.Memory{dup, dup}, nil)
+	wantCode(t, err, domain.ECONFLICT)
+	if got, err := st.Scope(ctx, sc.ID); err != nil || got.Name != sc.Name {
+		t.Fatalf("the scope after a memory named like it was refused: %+v, %v", got, err)
+	}
 }
 
 func testNasty(t *testing.T, st domain.Store) {
