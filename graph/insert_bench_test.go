@@ -11,8 +11,15 @@ import (
 // BenchmarkInsertScoredMemory is the graph write of one storeMemory, as the Cortex makes it: the
 // memory with its first score, its StoreCommand, MemoryStored and SalienceScored, in one write.
 // It reports the process CPU per write beside BenchmarkRawSetMemory, a bare single-mutation
-// commit of the memory's predicates.
+// commit of the memory's predicates. "fresh" is the Cortex's call (ids drawn for it, a scope
+// the store has found before: nothing is read before the write); "lookup" reads the scope and
+// the new id first, as an insert of ids from elsewhere does.
 func BenchmarkInsertScoredMemory(b *testing.B) {
+	b.Run("fresh", func(b *testing.B) { benchInsertScoredMemory(b, domain.Request{FreshIDs: true}) })
+	b.Run("lookup", func(b *testing.B) { benchInsertScoredMemory(b, domain.Request{}) })
+}
+
+func benchInsertScoredMemory(b *testing.B, req domain.Request) {
 	ctx := context.Background()
 	s, scope := openScopeStore(b)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -35,7 +42,7 @@ func BenchmarkInsertScoredMemory(b *testing.B) {
 		u := domain.ScoreUpdate{MemoryID: m.ID, Salience: 0.25, Potential: &p, Recency: &r, ScoredAt: &at, ReinforcedAt: &at,
 			Events: []*domain.Event{{Type: domain.EvSalienceScored, ScopeID: scope.ID, Context: tc(domain.CtxSalience),
 				Payload: map[string]any{"memoryId": m.ID}}}}
-		if _, err := s.InsertScoredMemories(ctx, domain.Request{}, []*domain.Memory{m}, evs, []domain.ScoreUpdate{u}); err != nil {
+		if _, err := s.InsertScoredMemories(ctx, req, []*domain.Memory{m}, evs, []domain.ScoreUpdate{u}); err != nil {
 			b.Fatal(err)
 		}
 	}
