@@ -156,6 +156,7 @@ func (s *Store) DropAll(ctx context.Context) error {
 	}
 	s.seq, s.counterUID = 0, ""
 	s.published.Store(0)
+	s.knownScopes = nil
 	return s.b.alter(ctx, fullSchema())
 }
 
