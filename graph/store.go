@@ -46,8 +46,9 @@ type Store struct {
 
 	// knownScopes are scopes a write of this process found, embedded only (guarded by mu): an
 	// insert of memories does not look them up again. The engine is this process's alone and
-	// only DeleteScope removes a scope: it unlists the scope and, while its chunks are deleted,
-	// keeps it from being listed again (unlisting counts the deletions under way).
+	// only DeleteScope and DropAll remove a scope: DropAll forgets them all; DeleteScope unlists
+	// its scope and, while its chunks are deleted, keeps it from being listed again (unlisting
+	// counts the deletions under way).
 	knownScopes map[string]bool
 	unlisting   map[string]int
 
