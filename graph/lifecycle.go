@@ -377,7 +377,6 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 			return &out, err
 		}
 	}
-	defer s.unlistScope(scopeID)()
 	total := &domain.ScopeDeletion{ScopeID: scopeID, Artifacts: map[string]int{}}
 	preds := schemaPredicates()
 	first := true
@@ -431,6 +430,9 @@ var eventPredicates = []string{"tr.scope", "ev.memory", "ev.requestId", "ev.mess
 // predicate it has — found with has(), so predicates registered by any part of the store are
 // covered.
 func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDeletion, error) {
+	// Once a chunk commits the scope may be gone: it is no longer a known scope. A later write
+	// finds it only while its node is still there (every write holds the lock in turn).
+	t.onCommit(func(map[string]string) { delete(t.s.knownScopes, scopeID) })
 	var b strings.Builder
 	fmt.Fprintf(&b, `query q($s: string) { c as var(func: eq(tr.scope, $s), first: %d)
 	rq as var(func: eq(req.scopes, $s), first: %d)

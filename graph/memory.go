@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +47,18 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 	for id := range scopes {
 		scopeIDs = append(scopeIDs, id)
 	}
+	// What needs no read is refused before the write: an id given twice, or to a memory and
+	// its scope.
+	seen := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		if seen[m.ID] {
+			return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
+		}
+		if scopes[m.ID] {
+			return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", m.ID)
+		}
+		seen[m.ID] = true
+	}
 	return write(ctx, s, &req, func(t *tx) ([]*domain.Memory, error) {
 		// One lookup of the scopes' ids and the new ids: the scopes must exist, the ids must not.
 		// A scope this process found before, and ids drawn for this request, are not looked up.
@@ -73,7 +84,7 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 			}
 			found := map[string]bool{}
 			for _, n := range r.Q {
-				if !scopes[n.ID] || slices.Contains(ids, n.ID) {
+				if !scopes[n.ID] { // a new id (no memory is named like its scope)
 					return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", n.ID)
 				}
 				if n.Kind == kindScope {
@@ -87,16 +98,8 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 				s.listScope(id)
 			}
 		}
-		seen := make(map[string]bool, len(ms))
 		docs := make([]string, len(ms))
 		for i, m := range ms {
-			if seen[m.ID] {
-				return nil, domain.Errorf(domain.ECONFLICT, "id %s appears twice in the batch", m.ID)
-			}
-			if scopes[m.ID] {
-				return nil, domain.Errorf(domain.ECONFLICT, "id %s already exists", m.ID)
-			}
-			seen[m.ID] = true
 			t.inScope(m.ScopeID)
 			u := byID[m.ID]
 			if u != nil {

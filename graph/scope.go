@@ -153,10 +153,10 @@ func (s *Store) UpdateKernel(ctx context.Context, req domain.Request, kernelID s
 	})
 }
 
-// listScope notes that a write found the scope (under mu; embedded only, and not while a
-// deletion of the scope is under way). The list is bounded: full, it starts again.
+// listScope notes that a write found the scope (under mu; embedded only). The list is
+// bounded: full, it starts again.
 func (s *Store) listScope(id string) {
-	if !s.embedded || s.unlisting[id] > 0 {
+	if !s.embedded {
 		return
 	}
 	if s.knownScopes == nil || len(s.knownScopes) >= maxKnownScopes {
@@ -167,25 +167,3 @@ func (s *Store) listScope(id string) {
 
 // maxKnownScopes bounds Store.knownScopes.
 const maxKnownScopes = 100_000
-
-// unlistScope removes the scope from the known ones until done is called: a deletion of it is
-// under way, and its writes that find it must not list it again.
-func (s *Store) unlistScope(id string) (done func()) {
-	if !s.embedded {
-		return func() {}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.knownScopes, id)
-	if s.unlisting == nil {
-		s.unlisting = map[string]int{}
-	}
-	s.unlisting[id]++
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.unlisting[id]--; s.unlisting[id] <= 0 {
-			delete(s.unlisting, id)
-		}
-	}
-}

@@ -46,11 +46,9 @@ type Store struct {
 
 	// knownScopes are scopes a write of this process found, embedded only (guarded by mu): an
 	// insert of memories does not look them up again. The engine is this process's alone and
-	// only DeleteScope and DropAll remove a scope: DropAll forgets them all; DeleteScope unlists
-	// its scope and, while its chunks are deleted, keeps it from being listed again (unlisting
-	// counts the deletions under way).
+	// only DeleteScope and DropAll remove a scope: DropAll forgets them all, and each commit of
+	// a scope's deletion chunks unlists it.
 	knownScopes map[string]bool
-	unlisting   map[string]int
 
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
