@@ -84,7 +84,7 @@ const stateSize = 96
 
 // DefaultReadCacheBytes is the read cache's default budget (approximate bytes of memories and
 // contexts held).
-const DefaultReadCacheBytes = 64 << 20
+const DefaultReadCacheBytes = 256 << 20
 
 func newReadCache(budget int) *readCache {
 	if budget <= 0 {
@@ -149,15 +149,22 @@ func (c *readCache) memories(ids []string) (map[string]*domain.Memory, []string)
 }
 
 func (c *readCache) fillMemory(e uint64, n *memNode) {
-	d, err := n.doc()
+	cm, err := newCachedMemory(n)
 	if err != nil {
 		return
 	}
-	m := n.build(d)
-	size := 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fillLocked(c, c.mems, e, m.ID, n.UID, &cachedMemory{uid: n.UID, node: *n, doc: d, m: m, size: size})
+	fillLocked(c, c.mems, e, cm.m.ID, n.UID, cm)
+}
+
+// newCachedMemory is the cache entry of a memory node as read.
+func newCachedMemory(n *memNode) (*cachedMemory, error) {
+	d, err := n.doc()
+	if err != nil {
+		return nil, err
+	}
+	return &cachedMemory{uid: n.UID, node: *n, doc: d, m: n.build(d), size: 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)}, nil
 }
 
 // sized is an entry of the cache: its approximate size in bytes and its node's uid.
@@ -276,6 +283,54 @@ func (c *readCache) fillAdj(e uint64, id string, ca *cachedAdj) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.adj, e, id, ca.uid, ca)
+}
+
+// warmAdj, warmState and warmMemory fill as fillAdj, fillState and fillMemory do, for Warm:
+// without evicting anything. They return false when the entry does not fit the budget left.
+func (c *readCache) warmAdj(e uint64, id string, ca *cachedAdj) bool {
+	ca.size = 96 + 64*len(ca.edges)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return warmLocked(c, c.adj, e, id, ca.uid, ca)
+}
+
+func (c *readCache) warmState(e uint64, id string, cs *cachedState) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return warmLocked(c, c.stateOf, e, id, cs.uid, cs)
+}
+
+// warmMemory caches the record, which holds the state: a state cached alone is dropped.
+func (c *readCache) warmMemory(e uint64, n *memNode) (ok, hadState bool) {
+	cm, err := newCachedMemory(n)
+	if err != nil {
+		return true, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !warmLocked(c, c.mems, e, cm.m.ID, n.UID, cm) {
+		return false, false
+	}
+	if _, had := c.stateOf[cm.m.ID]; had && c.mems[cm.m.ID] == cm {
+		dropEntry(c, c.stateOf, cm.m.ID)
+		return true, true
+	}
+	return true, false
+}
+
+// warmLocked is fillLocked without eviction: false when v does not fit. Under c.mu.
+func warmLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string, v T) bool {
+	size := v.bytes()
+	if _, ok := m[id]; ok || !c.fresh(e, uid) {
+		return true // cached already (by a read at least as new), or written since Warm began
+	}
+	if c.used+size > c.budget {
+		return false
+	}
+	m[id] = v
+	c.uids[uid] = id
+	c.used += size
+	return true
 }
 
 func (c *readCache) scopePersons(scopeID string) ([]string, bool) {

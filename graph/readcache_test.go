@@ -130,11 +130,11 @@ func TestReadCacheBudget(t *testing.T) {
 	}
 }
 
-// openScopeStore opens an embedded store on a fresh folder with one scope.
-func openScopeStore(t testing.TB) (*Store, *domain.Scope) {
+// openScopeStore opens an embedded store with opts on a fresh folder with one scope.
+func openScopeStore(t testing.TB, opts ...Option) (*Store, *domain.Scope) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, "file://"+t.TempDir())
+	s, err := Open(ctx, "file://"+t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

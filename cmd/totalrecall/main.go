@@ -32,7 +32,8 @@ const usage = `totalrecall — a graph-native memory server for minds
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
                       [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
-                      [--cache-mb 64]                 read cache of memories, embedded store (0: off)
+                      [--cache-mb 256]                read cache of memories, embedded store (0: off)
+                      [--no-warm]                     do not fill the read cache from the graph at start
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
@@ -130,6 +131,8 @@ type storeFlags struct {
 	mnemonic cortex.MnemonicConfig
 	// cache is the embedded engine's read cache budget.
 	cache cacheFlag
+	// noWarm leaves the read cache to fill as reads come (serve warms it at start).
+	noWarm bool
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -223,6 +226,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	registerLivingFlags(fs, &sf.living)
 	registerDigestFlags(fs, &sf.digest)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
+	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")
 	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -260,6 +264,9 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		srv.Close()
 		return err
 	}
+	if !sf.noWarm {
+		go warm(ctx, st, logger)
+	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
 	api := resolvers.NewHandler(cx, ready.Load)
 	h.Store(&api)
@@ -281,6 +288,22 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	idx.Close()
 	st.Close()
 	return nil
+}
+
+// warm fills the embedded store's read cache in the background (graph.Store.Warm): requests are
+// served meanwhile, reading the graph for what is not cached yet.
+func warm(ctx context.Context, st *graph.Store, logger *slog.Logger) {
+	if !st.Embedded() {
+		return
+	}
+	ws, err := st.Warm(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		logger.Warn("read cache warm-up failed", "err", err)
+	case err == nil:
+		logger.Info("read cache warm", "memories", ws.Memories, "walks", ws.Adjacencies, "associations", ws.Edges,
+			"states", ws.States, "MiB", ws.Bytes>>20, "budgetSpent", ws.Full, "took", ws.Duration.Round(time.Millisecond))
+	}
 }
 
 func reindex(args []string, stdout io.Writer) error {

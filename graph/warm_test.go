@@ -1,0 +1,220 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+func associateFor(t *testing.T, s *Store, scopeID, src, dst string, typ domain.AssociationType, strength float64) {
+	t.Helper()
+	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := s.Associate(context.Background(), domain.Request{}, src, dst, typ,
+		func(cur *domain.Association, sm, dm *domain.Memory) (*domain.Association, []*domain.Event, error) {
+			return &domain.Association{SourceID: sm.ID, TargetID: dm.ID, ScopeID: scopeID, Type: typ,
+				Strength: strength, UpdatedAt: at}, nil, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cacheMatchesGraph checks every entry of the read cache against a read of the graph that
+// bypasses it: associations, states and memory records.
+func cacheMatchesGraph(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	s.cache.mu.Lock()
+	adj := maps.Clone(s.cache.adj)
+	states := maps.Clone(s.cache.stateOf)
+	mems := maps.Clone(s.cache.mems)
+	s.cache.mu.Unlock()
+	for id, ca := range adj {
+		read, err := s.adjacencyRead(ctx, []string{id}, map[string]domain.LifecycleState{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []domain.Edge
+		if r := read[id]; r != nil {
+			want = r.edges
+		}
+		if len(want) != len(ca.edges) || (len(want) > 0 && !reflect.DeepEqual(want, ca.edges)) {
+			t.Fatalf("cached associations of %s:\n%+v\nthe graph's:\n%+v", id, ca.edges, want)
+		}
+	}
+	for id, cs := range states {
+		var r struct {
+			Q []struct {
+				State string `json:"mem.state"`
+			} `json:"q"`
+		}
+		if err := s.read(ctx, `{ q(func: eq(tr.id, "`+id+`")) { mem.state } }`, nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Q) != 1 || domain.LifecycleState(r.Q[0].State) != cs.state {
+			t.Fatalf("cached state of %s: %s, the graph's %+v", id, cs.state, r.Q)
+		}
+	}
+	for id, cm := range mems {
+		var r struct {
+			Q []memNode `json:"q"`
+		}
+		if err := s.read(ctx, `{ q(func: eq(tr.id, "`+id+`")) { tr.kind `+memFields+` } }`, nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Q) != 1 {
+			t.Fatalf("cached memory %s: the graph holds %d nodes", id, len(r.Q))
+		}
+		m, err := r.Q[0].memory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(m, cm.m) {
+			t.Fatalf("cached memory %s:\n%+v\nthe graph's:\n%+v", id, cm.m, m)
+		}
+	}
+}
+
+// Warm caches exactly what the walk's and the records' reads would: every memory's associations
+// (every type, both directions, any strength, in the read's order), states and records, in
+// every scope; the walk then answers as the engine's own filtered query does.
+func TestWarmFillsWhatReadsWould(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openScopeStore(t)
+	ms := cacheMemories(t, s, scope, 8)
+	other := &domain.Scope{ID: domain.NewID(), Name: "other", CreatedAt: time.Now().UTC()}
+	other.AgentKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: other.ID, Family: domain.FamilyAgentKernel, UpdatedAt: other.CreatedAt}
+	other.WorldKernel = &domain.Kernel{ID: domain.NewID(), ScopeID: other.ID, Family: domain.FamilyWorldKernel, UpdatedAt: other.CreatedAt}
+	if _, err := s.CreateScope(ctx, domain.Request{}, other, nil); err != nil {
+		t.Fatal(err)
+	}
+	others := cacheMemories(t, s, other, 3)
+	id := func(i int) string { return ms[i].ID }
+	associateFor(t, s, scope.ID, id(0), id(1), domain.AssocThematic, 0.9)
+	associateFor(t, s, scope.ID, id(1), id(0), domain.AssocCausal, 0.5) // the same pair, another type
+	associateFor(t, s, scope.ID, id(2), id(0), domain.AssocTemporal, 0.7)
+	associateFor(t, s, scope.ID, id(0), id(3), domain.AssocPerson, 0.1) // under the walk's floor
+	associateFor(t, s, scope.ID, id(4), id(0), domain.AssocEmotional, 0.6)
+	associateFor(t, s, scope.ID, id(5), id(6), domain.AssocThematic, 0.4)
+	associateFor(t, s, other.ID, others[0].ID, others[1].ID, domain.AssocTemporal, 0.8)
+	if _, err := s.UpdateMemory(ctx, domain.Request{}, id(4), func(m *domain.Memory) ([]*domain.Event, error) {
+		m.State = domain.StateArchived
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.cache.clear()
+	st, err := s.Warm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Full || st.Adjacencies != 11 || st.Memories != 11 || st.States != 0 || st.Edges != 14 {
+		t.Fatalf("warm-up: %+v, want 11 memories with 14 association ends, nothing left out", st)
+	}
+	if len(s.cache.adj) != 11 || len(s.cache.mems) != 11 || len(s.cache.stateOf) != 0 {
+		t.Fatalf("cache after warm-up: %d adjacencies, %d memories, %d states", len(s.cache.adj), len(s.cache.mems), len(s.cache.stateOf))
+	}
+	if got := s.cache.adj[id(7)]; got == nil || len(got.edges) != 0 {
+		t.Fatalf("a memory without associations is not cached as having none: %+v", got)
+	}
+	cacheMatchesGraph(t, s)
+	for _, m := range append(ms, others...) {
+		got, err := s.Neighbours(ctx, []string{m.ID}, 0.3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.neighboursRead(ctx, []string{m.ID}, 0.3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("walk from %s on the warm cache %+v, the engine's query %+v", m.ID, got, want)
+		}
+	}
+	// The walk found everything in the cache: the engine was not asked.
+	if n := len(s.cache.adj); n != 11 {
+		t.Fatalf("%d adjacencies after the walks", n)
+	}
+}
+
+// Warm stops when the budget is spent and evicts nothing that was cached before it.
+func TestWarmKeepsToItsBudget(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openScopeStore(t, WithReadCache(48<<10))
+	ms := cacheMemories(t, s, scope, 120)
+	for i := 1; i < len(ms); i++ {
+		associateFor(t, s, scope.ID, ms[i-1].ID, ms[i].ID, domain.AssocTemporal, 0.5)
+	}
+	s.cache.clear()
+	if _, err := s.Memories(ctx, []string{ms[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Warm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Full || st.Memories >= len(ms) {
+		t.Fatalf("warm-up in a cache of 48 KiB: %+v", st)
+	}
+	if s.cache.used > s.cache.budget || s.cache.mems[ms[0].ID] == nil {
+		t.Fatalf("after the warm-up %d bytes of %d are used; the memory cached before it is kept: %v",
+			s.cache.used, s.cache.budget, s.cache.mems[ms[0].ID] != nil)
+	}
+	cacheMatchesGraph(t, s)
+}
+
+// A warm-up racing writes never leaves an entry older than the graph: what a write changed
+// after the warm-up began is not filled from the warm-up's reads.
+func TestWarmUnderConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openScopeStore(t)
+	ms := cacheMemories(t, s, scope, 40)
+	for i := 1; i < len(ms); i++ {
+		associateFor(t, s, scope.ID, ms[i-1].ID, ms[i].ID, domain.AssocTemporal, 0.5)
+	}
+	for round := range 4 {
+		s.cache.clear()
+		var wg sync.WaitGroup
+		wg.Add(2)
+		errs := make(chan error, 2)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				a, b := ms[(i*7+round)%len(ms)], ms[(i*11+3)%len(ms)]
+				if a.ID == b.ID {
+					continue
+				}
+				associateFor(t, s, scope.ID, a.ID, b.ID, domain.AssociationTypes[i%len(domain.AssociationTypes)], float64(i%10)/10+0.05)
+				if _, err := s.UpdateMemory(ctx, domain.Request{}, a.ID, func(m *domain.Memory) ([]*domain.Event, error) {
+					m.Content = fmt.Sprintf("round %d write %d", round, i)
+					if i%5 == 0 {
+						m.State = domain.StateArchived
+					} else {
+						m.State = domain.StateActive
+					}
+					return nil, nil
+				}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := s.Warm(ctx); err != nil {
+				errs <- err
+			}
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		cacheMatchesGraph(t, s)
+	}
+}
