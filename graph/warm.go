@@ -19,9 +19,10 @@ type WarmStats struct {
 	Adjacencies, Edges, States, Memories int
 	// Bytes is the cache's estimate of what it holds afterwards; Full says the budget ran out
 	// before everything was loaded.
-	Bytes    int
-	Full     bool
-	Duration time.Duration
+	Bytes int
+	Full  bool
+	// WalksAfter is when the walk's entries were all in (the records follow), Duration the whole.
+	WalksAfter, Duration time.Duration
 }
 
 // warmPage is how many nodes one query of Warm lists.
@@ -154,6 +155,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		st.States++
 		st.Edges += len(edges)
 	}
+	st.WalksAfter = time.Since(start)
 	if !st.Full {
 		// Memory records, while the budget lasts.
 		err := s.pageHas(ctx, "mem.state", "tr.kind "+memFields, func(raw []byte) (int, uint64, error) {

@@ -213,8 +213,9 @@ func benchLiving(args []string, stdout io.Writer) error {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
-	fmt.Fprintf(stdout, "%-58s %12s   %d associations of %d memories, %d records (cache ~%d MiB; live heap %d → %d MiB)\n",
-		"read cache warm-up", ws.Duration.Round(time.Millisecond), ws.Edges, ws.Adjacencies, ws.Memories, ws.Bytes>>20, m0.HeapAlloc>>20, m1.HeapAlloc>>20)
+	fmt.Fprintf(stdout, "%-58s %12s   %d associations of %d memories in %s, then %d records (cache ~%d MiB; live heap %d → %d MiB)\n",
+		"read cache warm-up", ws.Duration.Round(time.Millisecond), ws.Edges, ws.Adjacencies, ws.WalksAfter.Round(time.Millisecond),
+		ws.Memories, ws.Bytes>>20, m0.HeapAlloc>>20, m1.HeapAlloc>>20)
 	if err := walks("warm read cache", false); err != nil {
 		return err
 	}

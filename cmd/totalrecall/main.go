@@ -302,7 +302,8 @@ func warm(ctx context.Context, st *graph.Store, logger *slog.Logger) {
 		logger.Warn("read cache warm-up failed", "err", err)
 	case err == nil:
 		logger.Info("read cache warm", "memories", ws.Memories, "walks", ws.Adjacencies, "associations", ws.Edges,
-			"states", ws.States, "MiB", ws.Bytes>>20, "budgetSpent", ws.Full, "took", ws.Duration.Round(time.Millisecond))
+			"states", ws.States, "MiB", ws.Bytes>>20, "budgetSpent", ws.Full, "walksAfter", ws.WalksAfter.Round(time.Millisecond),
+			"took", ws.Duration.Round(time.Millisecond))
 	}
 }
 
