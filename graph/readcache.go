@@ -41,13 +41,17 @@ type readCache struct {
 	dead     map[string]uint64
 	inflight map[uint64]int
 
-	budget, used int
-	mems         map[string]*cachedMemory // by memory id
-	ctxs         map[string]*cachedContext
-	adj          map[string]*cachedAdj
-	stateOf      map[string]*cachedState // states of memories not in mems, for total recall's walk
-	uids         map[string]string       // uid → memory id, for invalidation
-	persons      map[string][]string
+	// budget bounds each of the cache's two parts (approximate bytes): records (memories and
+	// their recall contexts) use used of it, the walk's entries (associations and states)
+	// walkUsed. Each part evicts only for itself: a search's records do not push out the walk's
+	// neighbourhoods, nor the other way round.
+	budget, used, walkUsed int
+	mems                   map[string]*cachedMemory // by memory id
+	ctxs                   map[string]*cachedContext
+	adj                    map[string]*cachedAdj
+	stateOf                map[string]*cachedState // states of memories not in mems, for total recall's walk
+	uids                   map[string]string       // uid → memory id, for invalidation
+	persons                map[string][]string
 }
 
 type cachedMemory struct {
@@ -82,9 +86,9 @@ type cachedState struct {
 
 const stateSize = 96
 
-// DefaultReadCacheBytes is the read cache's default budget (approximate bytes of memories and
-// contexts held).
-const DefaultReadCacheBytes = 256 << 20
+// DefaultReadCacheBytes is the read cache's default budget for each of its two parts
+// (approximate bytes of memories and contexts held; of associations and states held).
+const DefaultReadCacheBytes = 64 << 20
 
 func newReadCache(budget int) *readCache {
 	if budget <= 0 {
@@ -167,10 +171,25 @@ func newCachedMemory(n *memNode) (*cachedMemory, error) {
 	return &cachedMemory{uid: n.UID, node: *n, doc: d, m: n.build(d), size: 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)}, nil
 }
 
-// sized is an entry of the cache: its approximate size in bytes and its node's uid.
+// sized is an entry of the cache: its approximate size in bytes, its node's uid, and whether
+// it belongs to the walk's part of the budget.
 type sized interface {
 	bytes() int
 	nodeUID() string
+	walk() bool
+}
+
+func (cm *cachedMemory) walk() bool  { return false }
+func (cc *cachedContext) walk() bool { return false }
+func (ca *cachedAdj) walk() bool     { return true }
+func (cs *cachedState) walk() bool   { return true }
+
+// usedBy is the count of bytes used by the part of the budget v belongs to. Under c.mu.
+func (c *readCache) usedBy(walk bool) *int {
+	if walk {
+		return &c.walkUsed
+	}
+	return &c.used
 }
 
 func (cm *cachedMemory) bytes() int  { return cm.size }
@@ -190,17 +209,17 @@ func fillLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string,
 	if !c.fresh(e, uid) || size > c.budget/16 {
 		return
 	}
-	c.makeRoom(size)
+	c.makeRoom(v.walk(), size)
 	dropEntry(c, m, id)
 	m[id] = v
 	c.uids[uid] = id
-	c.used += size
+	*c.usedBy(v.walk()) += size
 }
 
 // dropEntry removes m[id], if there is one. Under c.mu.
 func dropEntry[T sized](c *readCache, m map[string]T, id string) {
 	if old, ok := m[id]; ok {
-		c.used -= old.bytes()
+		*c.usedBy(old.walk()) -= old.bytes()
 		delete(m, id)
 	}
 }
@@ -286,7 +305,7 @@ func (c *readCache) fillAdj(e uint64, id string, ca *cachedAdj) {
 }
 
 // warmAdj, warmState and warmMemory fill as fillAdj, fillState and fillMemory do, for Warm:
-// without evicting anything. They return false when the entry does not fit the budget left.
+// without evicting anything. They return false when the entry does not fit its part's budget.
 func (c *readCache) warmAdj(e uint64, id string, ca *cachedAdj) bool {
 	ca.size = 96 + 64*len(ca.edges)
 	c.mu.Lock()
@@ -294,28 +313,31 @@ func (c *readCache) warmAdj(e uint64, id string, ca *cachedAdj) bool {
 	return warmLocked(c, c.adj, e, id, ca.uid, ca)
 }
 
-func (c *readCache) warmState(e uint64, id string, cs *cachedState) bool {
+// warmState also reports whether it cached the state: not where the record, which holds it, is.
+func (c *readCache) warmState(e uint64, id string, cs *cachedState) (ok, filled bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return warmLocked(c, c.stateOf, e, id, cs.uid, cs)
+	if c.mems[id] != nil {
+		return true, false
+	}
+	return warmLocked(c, c.stateOf, e, id, cs.uid, cs), c.stateOf[id] == cs
 }
 
 // warmMemory caches the record, which holds the state: a state cached alone is dropped.
-func (c *readCache) warmMemory(e uint64, n *memNode) (ok, hadState bool) {
+func (c *readCache) warmMemory(e uint64, n *memNode) bool {
 	cm, err := newCachedMemory(n)
 	if err != nil {
-		return true, false
+		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !warmLocked(c, c.mems, e, cm.m.ID, n.UID, cm) {
-		return false, false
+		return false
 	}
-	if _, had := c.stateOf[cm.m.ID]; had && c.mems[cm.m.ID] == cm {
+	if c.mems[cm.m.ID] == cm {
 		dropEntry(c, c.stateOf, cm.m.ID)
-		return true, true
 	}
-	return true, false
+	return true
 }
 
 // warmLocked is fillLocked without eviction: false when v does not fit. Under c.mu.
@@ -324,12 +346,13 @@ func warmLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string,
 	if _, ok := m[id]; ok || !c.fresh(e, uid) {
 		return true // cached already (by a read at least as new), or written since Warm began
 	}
-	if c.used+size > c.budget {
+	used := c.usedBy(v.walk())
+	if *used+size > c.budget {
 		return false
 	}
 	m[id] = v
 	c.uids[uid] = id
-	c.used += size
+	*used += size
 	return true
 }
 
@@ -352,30 +375,32 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 	c.persons[scopeID] = names
 }
 
-// makeRoom evicts arbitrary entries until size more fits the budget. Under c.mu.
-func (c *readCache) makeRoom(size int) {
-	for c.used+size > c.budget && (len(c.mems) > 0 || len(c.ctxs) > 0 || len(c.adj) > 0 || len(c.stateOf) > 0) {
-		evictOne(c, c.mems)
-		evictOne(c, c.ctxs)
-		evictOne(c, c.adj)
-		evictOne(c, c.stateOf)
+// makeRoom evicts arbitrary entries of one part of the cache (the walk's, or the records')
+// until size more fits its budget. Under c.mu.
+func (c *readCache) makeRoom(walk bool, size int) {
+	used := c.usedBy(walk)
+	for *used+size > c.budget {
+		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0) {
+			evictOne(c, c.adj)
+			evictOne(c, c.stateOf)
+		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0) {
+			evictOne(c, c.mems)
+			evictOne(c, c.ctxs)
+		} else {
+			return
+		}
 	}
 }
 
-// evictOne drops an arbitrary entry of m, with everything cached of its node. Under c.mu.
+// evictOne drops an arbitrary entry of m; its node's entries in the other part stay. Under c.mu.
 func evictOne[T sized](c *readCache, m map[string]T) {
 	for id, v := range m {
-		c.dropLocked(id, v.nodeUID())
+		dropEntry(c, m, id)
+		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
+			delete(c.uids, v.nodeUID())
+		}
 		return
 	}
-}
-
-func (c *readCache) dropLocked(id, uid string) {
-	dropEntry(c, c.mems, id)
-	dropEntry(c, c.ctxs, id)
-	dropEntry(c, c.adj, id)
-	dropEntry(c, c.stateOf, id)
-	delete(c.uids, uid)
 }
 
 // memScalars are the predicates of a memory node a read decodes (memFields, and the kind) that
@@ -562,5 +587,5 @@ func (c *readCache) clear() {
 	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
 	c.adj, c.stateOf = map[string]*cachedAdj{}, map[string]*cachedState{}
 	c.persons = map[string][]string{}
-	c.used = 0
+	c.used, c.walkUsed = 0, 0
 }

@@ -130,6 +130,38 @@ func TestReadCacheBudget(t *testing.T) {
 	}
 }
 
+// The cache's two parts keep to one budget each and evict only for themselves: walks through
+// many neighbourhoods do not push out the records a search reads, nor searches the walk's
+// associations.
+func TestReadCacheTwoParts(t *testing.T) {
+	c := newReadCache(64 << 10)
+	e := c.begin()
+	for i := range 100 {
+		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", i+1), fmt.Sprint(i)))
+	}
+	mems := len(c.mems)
+	for i := range 5000 {
+		id := fmt.Sprint("w", i)
+		c.fillAdj(e, id, &cachedAdj{uid: fmt.Sprintf("0x%x", 10000+i), edges: []domain.Edge{{From: id, To: "x", Type: domain.AssocTemporal, Strength: 0.5}}})
+		c.fillState(e, id, &cachedState{uid: fmt.Sprintf("0x%x", 10000+i), state: domain.StateActive})
+	}
+	if len(c.mems) != mems || mems != 100 {
+		t.Fatalf("the walk's entries pushed out records: %d of %d left", len(c.mems), mems)
+	}
+	if c.walkUsed > c.budget || len(c.adj) == 0 || len(c.adj) >= 5000 {
+		t.Fatalf("the walk's part: %d bytes of %d, %d associations", c.walkUsed, c.budget, len(c.adj))
+	}
+	adj := len(c.adj)
+	for i := range 5000 {
+		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", 20000+i), fmt.Sprint("m", i)))
+	}
+	c.end(e)
+	if len(c.adj) != adj || c.used > c.budget || len(c.mems) >= 5100 {
+		t.Fatalf("records pushed out the walk's entries (%d of %d left), or overran their part (%d of %d bytes)",
+			len(c.adj), adj, c.used, c.budget)
+	}
+}
+
 // openScopeStore opens an embedded store with opts on a fresh folder with one scope.
 func openScopeStore(t testing.TB, opts ...Option) (*Store, *domain.Scope) {
 	t.Helper()

@@ -21,7 +21,8 @@ type WarmStats struct {
 	// before everything was loaded.
 	Bytes int
 	Full  bool
-	// WalksAfter is when the walk's entries were all in (the records follow), Duration the whole.
+	// WalksAfter is when the walk's associations were all in (the records and the states of
+	// memories without a record follow), Duration the whole.
 	WalksAfter, Duration time.Duration
 }
 
@@ -29,13 +30,13 @@ type WarmStats struct {
 const warmPage = 10000
 
 // Warm fills the embedded engine's read cache from the graph, for the walks and flashbacks
-// that follow a start: first what total recall's walk needs of every memory (its associations
-// in both directions with their strengths, and its state), then memory records until the budget
-// is spent. Nothing is evicted to make room, and the cache's rules hold as for any read: a node
-// written since Warm began is not filled (its next read fills it). It reads the graph by
-// predicate — every memory's id and state, then the edges of each association type — and joins
-// them here, which costs a fraction of reading each memory's neighbourhood: about 3 s of one core
-// for 100,000 memories with 8 associations each. A cluster store has no cache: it returns at once.
+// that follow a start: every memory's associations (both directions, with strengths) in the
+// walk's part of the cache, then memory records in the records' part, then the states of the
+// memories whose records did not fit, each part until its budget is spent. Nothing is evicted
+// to make room, and the cache's rules hold as for any read: a node written since Warm began is
+// not filled (its next read fills it). It reads the graph by predicate — every memory's id and
+// state, then the edges of each association type — and joins them here, which costs a fraction
+// of reading each memory's neighbourhood. A cluster store has no cache: it returns at once.
 func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	if s.cache == nil {
 		return st, nil
@@ -145,19 +146,16 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		for i, fe := range m.edges {
 			edges[i] = domain.Edge{From: m.id, To: mems[fe.far].id, Type: domain.AssociationTypes[fe.typ], Strength: fe.strength}
 		}
-		uid := "0x" + strconv.FormatUint(u, 16)
-		if !s.cache.warmAdj(e, m.id, &cachedAdj{uid: uid, edges: edges}) ||
-			!s.cache.warmState(e, m.id, &cachedState{uid: uid, state: m.state}) {
+		if !s.cache.warmAdj(e, m.id, &cachedAdj{uid: uidOf(u), edges: edges}) {
 			st.Full = true
 			break
 		}
 		st.Adjacencies++
-		st.States++
 		st.Edges += len(edges)
 	}
 	st.WalksAfter = time.Since(start)
-	if !st.Full {
-		// Memory records, while the budget lasts.
+	{
+		// Memory records, while their part of the budget lasts; they hold the states too.
 		err := s.pageHas(ctx, "mem.state", "tr.kind "+memFields, func(raw []byte) (int, uint64, error) {
 			var r struct {
 				Q []memNode `json:"q"`
@@ -176,15 +174,11 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 				if n.NodeKind != kindMemory || n.ID == "" {
 					continue
 				}
-				ok, hadState := s.cache.warmMemory(e, n)
-				if !ok {
+				if !s.cache.warmMemory(e, n) {
 					st.Full = true
 					return 0, 0, nil // stop: the budget is spent
 				}
 				st.Memories++
-				if hadState {
-					st.States--
-				}
 			}
 			return len(r.Q), last, nil
 		})
@@ -192,8 +186,20 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 			return st, err
 		}
 	}
+	// The states of the memories whose records did not fit, in the walk's part.
+	for _, u := range uids {
+		m := mems[u]
+		ok, filled := s.cache.warmState(e, m.id, &cachedState{uid: uidOf(u), state: m.state})
+		if !ok {
+			st.Full = true
+			break
+		}
+		if filled {
+			st.States++
+		}
+	}
 	s.cache.mu.Lock()
-	st.Bytes = s.cache.used
+	st.Bytes = s.cache.used + s.cache.walkUsed
 	s.cache.mu.Unlock()
 	return st, nil
 }
@@ -232,6 +238,8 @@ func (s *Store) pageHas(ctx context.Context, pred, fields string, page func(raw 
 		after = last
 	}
 }
+
+func uidOf(u uint64) string { return "0x" + strconv.FormatUint(u, 16) }
 
 func parseUID(s string) (uint64, error) {
 	if len(s) < 3 || s[:2] != "0x" {

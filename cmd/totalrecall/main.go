@@ -32,7 +32,8 @@ const usage = `totalrecall — a graph-native memory server for minds
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
                       [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
-                      [--cache-mb 256]                read cache of memories, embedded store (0: off)
+                      [--cache-mb 64]                 read cache, embedded store: MiB for records and as
+                                                      many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
@@ -169,7 +170,7 @@ func (c cacheFlag) options() []graph.Option {
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
-	fs.Var(&f.cache, "cache-mb", "read cache of memories and their contexts in MiB, embedded store only (0 turns it off)")
+	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off)")
 }
 
 // paths returns the store URI to open and the index folder.
