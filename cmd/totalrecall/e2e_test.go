@@ -33,10 +33,15 @@ type server struct {
 
 func startServer(t testing.TB, sf storeFlags) *server {
 	t.Helper()
+	return startServerLogging(t, sf, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// startServerLogging starts a server that logs to logger.
+func startServerLogging(t testing.TB, sf storeFlags, logger *slog.Logger) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan string, 1)
 	s := &server{cancel: cancel, done: make(chan error, 1)}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	go func() { s.done <- serveOn(ctx, sf, "127.0.0.1:0", io.Discard, logger, started) }()
 	select {
 	case s.addr = <-started:
