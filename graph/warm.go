@@ -17,8 +17,8 @@ type WarmStats struct {
 	// counted at both ends), States how many have their lifecycle state cached without their
 	// record, Memories how many records are cached.
 	Adjacencies, Edges, States, Memories int
-	// Bytes is the cache's estimate of what it holds afterwards; Full says the budget ran out
-	// before everything was loaded.
+	// Bytes is the cache's estimate of what it holds afterwards; Full says a part's budget ran
+	// out before everything was loaded.
 	Bytes int
 	Full  bool
 	// WalksAfter is when the walk's associations were all in (the records and the states of
@@ -154,37 +154,35 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		st.Edges += len(edges)
 	}
 	st.WalksAfter = time.Since(start)
-	{
-		// Memory records, while their part of the budget lasts; they hold the states too.
-		err := s.pageHas(ctx, "mem.state", "tr.kind "+memFields, func(raw []byte) (int, uint64, error) {
-			var r struct {
-				Q []memNode `json:"q"`
-			}
-			if err := decode(raw, &r); err != nil {
+	// Memory records, while their part of the budget lasts; they hold the states too.
+	err = s.pageHas(ctx, "mem.state", "tr.kind "+memFields, func(raw []byte) (int, uint64, error) {
+		var r struct {
+			Q []memNode `json:"q"`
+		}
+		if err := decode(raw, &r); err != nil {
+			return 0, 0, err
+		}
+		var last uint64
+		for i := range r.Q {
+			n := &r.Q[i]
+			u, err := parseUID(n.UID)
+			if err != nil {
 				return 0, 0, err
 			}
-			var last uint64
-			for i := range r.Q {
-				n := &r.Q[i]
-				u, err := parseUID(n.UID)
-				if err != nil {
-					return 0, 0, err
-				}
-				last = u
-				if n.NodeKind != kindMemory || n.ID == "" {
-					continue
-				}
-				if !s.cache.warmMemory(e, n) {
-					st.Full = true
-					return 0, 0, nil // stop: the budget is spent
-				}
-				st.Memories++
+			last = u
+			if n.NodeKind != kindMemory || n.ID == "" {
+				continue
 			}
-			return len(r.Q), last, nil
-		})
-		if err != nil {
-			return st, err
+			if !s.cache.warmMemory(e, n) {
+				st.Full = true
+				return 0, 0, nil // stop: the budget is spent
+			}
+			st.Memories++
 		}
+		return len(r.Q), last, nil
+	})
+	if err != nil {
+		return st, err
 	}
 	// The states of the memories whose records did not fit, in the walk's part.
 	for _, u := range uids {
