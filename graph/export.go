@@ -73,12 +73,8 @@ func Schema() string { return fullSchema() }
 
 const exportPage = 5000
 
-// readNumbers runs a read-only query and decodes its result keeping numbers as they are written.
-func (s *Store) readNumbers(ctx context.Context, q string, vars map[string]string, out any) error {
-	raw, err := s.b.query(ctx, q, vars)
-	if err != nil {
-		return wrapErr(err)
-	}
+// decodeNumbers decodes a query's answer keeping numbers as they are written.
+func decodeNumbers(raw []byte, out any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
@@ -111,22 +107,18 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 	for _, p := range scalars {
 		fields.WriteString("<" + p.Predicate + "> ")
 	}
-	for _, pass := range []struct{ query, kind string }{
-		{`{ q(func: has(tr.kind), first: %d, after: %s) { uid %s } }`, ""},
-		{`{ q(func: has(ev.seq), first: %d, after: %s) { uid %s } }`, kindEvent},
-	} {
-		after := "0x0"
-		for {
+	for _, pass := range []struct{ pred, kind string }{{"tr.kind", ""}, {"ev.seq", kindEvent}} {
+		err := s.pagesOf(ctx, pass.pred, "uid "+fields.String(), exportPage, func(raw []byte) (int, string, error) {
 			var r struct {
 				Q []map[string]any `json:"q"`
 			}
-			q := fmt.Sprintf(pass.query, exportPage, after, fields.String())
-			if err := s.readNumbers(ctx, q, nil, &r); err != nil {
-				return n, err
+			if err := decodeNumbers(raw, &r); err != nil {
+				return 0, "", err
 			}
+			last := ""
 			for _, row := range r.Q {
 				uid, _ := row["uid"].(string)
-				after = uid
+				last = uid
 				delete(row, "uid")
 				if pass.kind != "" {
 					if _, done := row["tr.kind"]; done {
@@ -135,29 +127,29 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 					row["tr.kind"] = pass.kind
 				}
 				if err := enc.Encode(dumpLine{Node: uid, Set: row}); err != nil {
-					return n, err
+					return 0, "", err
 				}
 				n++
 			}
-			if len(r.Q) < exportPage {
-				break
-			}
+			return len(r.Q), last, nil
+		})
+		if err != nil {
+			return n, err
 		}
 	}
 	// Edges with their facets.
 	for _, p := range edges {
-		after := "0x0"
-		for {
+		err := s.pagesOf(ctx, p.Predicate, "uid <"+p.Predicate+"> @facets { uid }", exportPage, func(raw []byte) (int, string, error) {
 			var r struct {
 				Q []map[string]any `json:"q"`
 			}
-			q := fmt.Sprintf(`{ q(func: has(<%s>), first: %d, after: %s) { uid <%s> @facets { uid } } }`, p.Predicate, exportPage, after, p.Predicate)
-			if err := s.readNumbers(ctx, q, nil, &r); err != nil {
-				return n, err
+			if err := decodeNumbers(raw, &r); err != nil {
+				return 0, "", err
 			}
+			last := ""
 			for _, row := range r.Q {
 				uid, _ := row["uid"].(string)
-				after = uid
+				last = uid
 				var targets []any
 				switch v := row[p.Predicate].(type) {
 				case []any:
@@ -178,14 +170,15 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 						facets = nil
 					}
 					if err := enc.Encode(dumpLine{Node: uid, Edge: p.Predicate, To: to, Facets: facets}); err != nil {
-						return n, err
+						return 0, "", err
 					}
 					n++
 				}
 			}
-			if len(r.Q) < exportPage {
-				break
-			}
+			return len(r.Q), last, nil
+		})
+		if err != nil {
+			return n, err
 		}
 	}
 	return n, bw.Flush()

@@ -75,7 +75,6 @@ type cachedContext struct {
 type cachedAdj struct {
 	uid   string
 	edges []domain.Edge
-	size  int
 }
 
 // cachedState is a memory's lifecycle state.
@@ -159,7 +158,7 @@ func (c *readCache) fillMemory(e uint64, n *memNode) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fillLocked(c, c.mems, e, cm.m.ID, n.UID, cm)
+	fillLocked(c, c.mems, e, cm.m.ID, n.UID, cm, true)
 }
 
 // newCachedMemory is the cache entry of a memory node as read.
@@ -194,7 +193,7 @@ func (c *readCache) usedBy(walk bool) *int {
 
 func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
-func (ca *cachedAdj) bytes() int     { return ca.size }
+func (ca *cachedAdj) bytes() int     { return 96 + 64*len(ca.edges) } // edges are never changed once cached
 func (cs *cachedState) bytes() int   { return stateSize }
 
 func (cm *cachedMemory) nodeUID() string  { return cm.uid }
@@ -203,17 +202,30 @@ func (ca *cachedAdj) nodeUID() string     { return ca.uid }
 func (cs *cachedState) nodeUID() string   { return cs.uid }
 
 // fillLocked keeps v as m[id] (of node uid), read by a reader of epoch e, unless a commit wrote
-// the node since or v alone would take a sixteenth of the budget. Under c.mu.
-func fillLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string, v T) {
-	size := v.bytes()
-	if !c.fresh(e, uid) || size > c.budget/16 {
-		return
+// the node since. A read's fill (evict) replaces the entry there and evicts others of its part
+// of the cache to make room, and keeps nothing that alone would take a sixteenth of the budget;
+// Warm's fill (!evict) keeps an entry already there and evicts nothing: it returns false when v
+// does not fit what is left of its part. Under c.mu.
+func fillLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string, v T, evict bool) bool {
+	if !c.fresh(e, uid) {
+		return true
 	}
-	c.makeRoom(v.walk(), size)
-	dropEntry(c, m, id)
+	size, used := v.bytes(), c.usedBy(v.walk())
+	if evict {
+		if size > c.budget/16 {
+			return true
+		}
+		c.makeRoom(v.walk(), size)
+		dropEntry(c, m, id)
+	} else if _, ok := m[id]; ok {
+		return true // cached already, by a read at least as new
+	} else if *used+size > c.budget {
+		return false
+	}
 	m[id] = v
 	c.uids[uid] = id
-	*c.usedBy(v.walk()) += size
+	*used += size
+	return true
 }
 
 // dropEntry removes m[id], if there is one. Under c.mu.
@@ -254,7 +266,7 @@ func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
 	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fillLocked(c, c.ctxs, e, id, cc.uid, cc)
+	fillLocked(c, c.ctxs, e, id, cc.uid, cc, true)
 }
 
 // adjacency returns the cached associations of ids (shared: callers only read them) and the ids
@@ -294,23 +306,21 @@ func (c *readCache) states(ids []string, state map[string]domain.LifecycleState)
 func (c *readCache) fillState(e uint64, id string, cs *cachedState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fillLocked(c, c.stateOf, e, id, cs.uid, cs)
+	fillLocked(c, c.stateOf, e, id, cs.uid, cs, true)
 }
 
 func (c *readCache) fillAdj(e uint64, id string, ca *cachedAdj) {
-	ca.size = 96 + 64*len(ca.edges)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fillLocked(c, c.adj, e, id, ca.uid, ca)
+	fillLocked(c, c.adj, e, id, ca.uid, ca, true)
 }
 
 // warmAdj, warmState and warmMemory fill as fillAdj, fillState and fillMemory do, for Warm:
 // without evicting anything. They return false when the entry does not fit its part's budget.
 func (c *readCache) warmAdj(e uint64, id string, ca *cachedAdj) bool {
-	ca.size = 96 + 64*len(ca.edges)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return warmLocked(c, c.adj, e, id, ca.uid, ca)
+	return fillLocked(c, c.adj, e, id, ca.uid, ca, false)
 }
 
 // warmState also reports whether it cached the state: not where the record, which holds it, is.
@@ -320,7 +330,7 @@ func (c *readCache) warmState(e uint64, id string, cs *cachedState) (ok, filled 
 	if c.mems[id] != nil {
 		return true, false
 	}
-	return warmLocked(c, c.stateOf, e, id, cs.uid, cs), c.stateOf[id] == cs
+	return fillLocked(c, c.stateOf, e, id, cs.uid, cs, false), c.stateOf[id] == cs
 }
 
 // warmMemory caches the record, which holds the state: a state cached alone is dropped.
@@ -331,28 +341,12 @@ func (c *readCache) warmMemory(e uint64, n *memNode) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !warmLocked(c, c.mems, e, cm.m.ID, n.UID, cm) {
+	if !fillLocked(c, c.mems, e, cm.m.ID, n.UID, cm, false) {
 		return false
 	}
 	if c.mems[cm.m.ID] == cm {
 		dropEntry(c, c.stateOf, cm.m.ID)
 	}
-	return true
-}
-
-// warmLocked is fillLocked without eviction: false when v does not fit. Under c.mu.
-func warmLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string, v T) bool {
-	size := v.bytes()
-	if _, ok := m[id]; ok || !c.fresh(e, uid) {
-		return true // cached already (by a read at least as new), or written since Warm began
-	}
-	used := c.usedBy(v.walk())
-	if *used+size > c.budget {
-		return false
-	}
-	m[id] = v
-	c.uids[uid] = id
-	*used += size
 	return true
 }
 
@@ -396,10 +390,15 @@ func (c *readCache) makeRoom(walk bool, size int) {
 func evictOne[T sized](c *readCache, m map[string]T) {
 	for id, v := range m {
 		dropEntry(c, m, id)
-		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
-			delete(c.uids, v.nodeUID())
-		}
+		c.forgetIfBare(id, v.nodeUID())
 		return
+	}
+}
+
+// forgetIfBare forgets the node uid of memory id once nothing of it is cached. Under c.mu.
+func (c *readCache) forgetIfBare(id, uid string) {
+	if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
+		delete(c.uids, uid)
 	}
 }
 
@@ -544,9 +543,7 @@ func (c *readCache) written(sets, dels []map[string]any) {
 		if _, ok := ch.patch["mem.state"]; ok || ch.dropMem {
 			dropEntry(c, c.stateOf, id)
 		}
-		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
-			delete(c.uids, uid)
-		}
+		c.forgetIfBare(id, uid)
 	}
 }
 

@@ -162,6 +162,19 @@ func TestReadCacheTwoParts(t *testing.T) {
 	}
 }
 
+// associateFor writes an association of typ and strength from src to dst in scopeID.
+func associateFor(t *testing.T, s *Store, scopeID, src, dst string, typ domain.AssociationType, strength float64) {
+	t.Helper()
+	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := s.Associate(context.Background(), domain.Request{}, src, dst, typ,
+		func(cur *domain.Association, sm, dm *domain.Memory) (*domain.Association, []*domain.Event, error) {
+			return &domain.Association{SourceID: sm.ID, TargetID: dm.ID, ScopeID: scopeID, Type: typ,
+				Strength: strength, UpdatedAt: at}, nil, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // openScopeStore opens an embedded store with opts on a fresh folder with one scope.
 func openScopeStore(t testing.TB, opts ...Option) (*Store, *domain.Scope) {
 	t.Helper()
@@ -410,16 +423,9 @@ func TestReadCacheNeighbours(t *testing.T) {
 	s, scope := openScopeStore(t)
 	ms := cacheMemories(t, s, scope, 3)
 	a, b, c := ms[0].ID, ms[1].ID, ms[2].ID
-	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
 	associate := func(src, dst string, typ domain.AssociationType, strength float64) {
 		t.Helper()
-		if _, err := s.Associate(ctx, domain.Request{}, src, dst, typ,
-			func(cur *domain.Association, sm, dm *domain.Memory) (*domain.Association, []*domain.Event, error) {
-				return &domain.Association{SourceID: sm.ID, TargetID: dm.ID, ScopeID: scope.ID, Type: typ,
-					Strength: strength, UpdatedAt: at}, nil, nil
-			}); err != nil {
-			t.Fatal(err)
-		}
+		associateFor(t, s, scope.ID, src, dst, typ, strength)
 	}
 	walk := func(want ...string) {
 		t.Helper()

@@ -637,6 +637,28 @@ func (s *Store) read(ctx context.Context, q string, vars map[string]string, out 
 	return nil
 }
 
+// pagesOf reads every node having pred, page nodes at a time in uid order, each with the
+// selection fields (its uid among them): read decodes one answer and returns how many nodes it
+// held and the last one's uid (fewer than page: the last page). Export and Warm read the whole
+// graph this way.
+func (s *Store) pagesOf(ctx context.Context, pred, fields string, page int, read func(raw []byte) (n int, last string, err error)) error {
+	after := "0x0"
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		raw, err := s.b.query(ctx, fmt.Sprintf(`{ q(func: has(<%s>), first: %d, after: %s) { %s } }`, pred, page, after, fields), nil)
+		if err != nil {
+			return wrapErr(err)
+		}
+		n, last, err := read(raw)
+		if err != nil || n < page {
+			return err
+		}
+		after = last
+	}
+}
+
 // wrapErr turns transport errors into domain errors where the caller can act on them.
 func wrapErr(err error) error {
 	if err == nil {

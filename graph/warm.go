@@ -53,7 +53,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		edges []farEdge
 	}
 	mems := map[uint64]*memRef{}
-	err = s.pageHas(ctx, "mem.state", "uid tr.kind tr.id mem.state", func(raw []byte) (int, uint64, error) {
+	err = s.pagesOf(ctx, "mem.state", "uid tr.kind tr.id mem.state", warmPage, func(raw []byte) (int, string, error) {
 		var r struct {
 			Q []struct {
 				UID   string `json:"uid"`
@@ -63,15 +63,15 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 			} `json:"q"`
 		}
 		if err := decode(raw, &r); err != nil {
-			return 0, 0, err
+			return 0, "", err
 		}
-		var last uint64
+		last := ""
 		for _, n := range r.Q {
+			last = n.UID
 			u, err := parseUID(n.UID)
 			if err != nil {
-				return 0, 0, err
+				return 0, "", err
 			}
-			last = u
 			if n.Kind == kindMemory && n.ID != "" {
 				mems[u] = &memRef{id: n.ID, state: domain.LifecycleState(n.State)}
 			}
@@ -84,20 +84,20 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	// Every association, forward and reverse, by type.
 	for ti, at := range domain.AssociationTypes {
 		p := assocPred(at)
-		err := s.pageHas(ctx, p, fmt.Sprintf("uid %s @facets(strength) { uid }", p), func(raw []byte) (int, uint64, error) {
+		err := s.pagesOf(ctx, p, "uid "+p+" @facets(strength) { uid }", warmPage, func(raw []byte) (int, string, error) {
 			var r struct {
 				Q []map[string]any `json:"q"`
 			}
 			if err := decode(raw, &r); err != nil {
-				return 0, 0, err
+				return 0, "", err
 			}
-			var last uint64
+			last := ""
 			for _, row := range r.Q {
-				u, err := parseUID(fmt.Sprint(row["uid"]))
+				last, _ = row["uid"].(string)
+				u, err := parseUID(last)
 				if err != nil {
-					return 0, 0, err
+					return 0, "", err
 				}
-				last = u
 				from := mems[u]
 				edges, _ := row[p].([]any)
 				for _, x := range edges {
@@ -105,7 +105,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 					uidStr, _ := em["uid"].(string)
 					v, err := parseUID(uidStr)
 					if err != nil {
-						return 0, 0, err
+						return 0, "", err
 					}
 					st := num(em[p+"|strength"])
 					// An end that is no memory has no id: the walk's read skips such an edge.
@@ -155,27 +155,23 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	}
 	st.WalksAfter = time.Since(start)
 	// Memory records, while their part of the budget lasts; they hold the states too.
-	err = s.pageHas(ctx, "mem.state", "tr.kind "+memFields, func(raw []byte) (int, uint64, error) {
+	err = s.pagesOf(ctx, "mem.state", "tr.kind "+memFields, warmPage, func(raw []byte) (int, string, error) {
 		var r struct {
 			Q []memNode `json:"q"`
 		}
 		if err := decode(raw, &r); err != nil {
-			return 0, 0, err
+			return 0, "", err
 		}
-		var last uint64
+		last := ""
 		for i := range r.Q {
 			n := &r.Q[i]
-			u, err := parseUID(n.UID)
-			if err != nil {
-				return 0, 0, err
-			}
-			last = u
+			last = n.UID
 			if n.NodeKind != kindMemory || n.ID == "" {
 				continue
 			}
 			if !s.cache.warmMemory(e, n) {
 				st.Full = true
-				return 0, 0, nil // stop: the budget is spent
+				return 0, "", nil // stop: the budget is spent
 			}
 			st.Memories++
 		}
@@ -208,33 +204,6 @@ type farEdge struct {
 	typ      int
 	reverse  bool
 	strength float64
-}
-
-// pageHas lists the nodes having pred, fields each, warmPage at a time in uid order; page
-// decodes one answer and returns how many nodes it held and the last uid (0 nodes: done).
-func (s *Store) pageHas(ctx context.Context, pred, fields string, page func(raw []byte) (int, uint64, error)) error {
-	var after uint64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		q := fmt.Sprintf(`{ q(func: has(%s), first: %d, after: %#x) { %s } }`, pred, warmPage, after, fields)
-		if after == 0 {
-			q = fmt.Sprintf(`{ q(func: has(%s), first: %d) { %s } }`, pred, warmPage, fields)
-		}
-		raw, err := s.b.query(ctx, q, nil)
-		if err != nil {
-			return wrapErr(err)
-		}
-		n, last, err := page(raw)
-		if err != nil {
-			return fmt.Errorf("warm %s: %w", pred, err)
-		}
-		if n < warmPage {
-			return nil
-		}
-		after = last
-	}
 }
 
 func uidOf(u uint64) string { return "0x" + strconv.FormatUint(u, 16) }

@@ -12,18 +12,6 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
-func associateFor(t *testing.T, s *Store, scopeID, src, dst string, typ domain.AssociationType, strength float64) {
-	t.Helper()
-	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
-	if _, err := s.Associate(context.Background(), domain.Request{}, src, dst, typ,
-		func(cur *domain.Association, sm, dm *domain.Memory) (*domain.Association, []*domain.Event, error) {
-			return &domain.Association{SourceID: sm.ID, TargetID: dm.ID, ScopeID: scopeID, Type: typ,
-				Strength: strength, UpdatedAt: at}, nil, nil
-		}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // cacheMatchesGraph checks every entry of the read cache against a read of the graph that
 // bypasses it: associations, states and memory records.
 func cacheMatchesGraph(t *testing.T, s *Store) {
