@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	keep      = 8192 // recent events kept in memory for subscribers
+	keep      = 8192 // recent events kept in memory for subscribers (up to twice as many)
 	fetchSize = 1000
 )
 
@@ -78,8 +78,12 @@ func (l *Log) publish(evs []*domain.Event) {
 // appendLocked adds events that follow the head and wakes the waiters. Under l.mu.
 func (l *Log) appendLocked(evs []*domain.Event) {
 	l.recent = append(l.recent, evs...)
-	if len(l.recent) > keep {
-		l.recent = append([]*domain.Event(nil), l.recent[len(l.recent)-keep:]...)
+	if len(l.recent) > 2*keep {
+		// Keep the newest keep in place: one copy per keep events appended. Trimming to keep on
+		// every append copied the whole window, and reallocated it, on every commit.
+		n := copy(l.recent, l.recent[len(l.recent)-keep:])
+		clear(l.recent[n:])
+		l.recent = l.recent[:n]
 	}
 	l.head = evs[len(evs)-1].Seq
 	close(l.notify)

@@ -231,3 +231,78 @@ func TestUrgentEventEndsTheGathering(t *testing.T) {
 		t.Fatal("the urgent event waited for the gathering to end")
 	}
 }
+
+// The events kept for subscribers are the newest, at least keep and at most twice as many, in
+// order, however many commits hand them over; a follower that starts within them reads nothing
+// from the store, one that starts before them reads the rest from the store.
+func TestRecentWindow(t *testing.T) {
+	st := &committingLog{}
+	l, err := Open(context.Background(), st, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const total = 5*keep + 7
+	for n := 0; n < total; n += 3 {
+		st.commit(min(3, total-n), false)
+		l.mu.Lock()
+		r, head := l.recent, l.head
+		l.mu.Unlock()
+		first, last := r[0].Seq, r[len(r)-1].Seq
+		// Seqs are ascending and distinct: len = last-first+1 means contiguous.
+		if len(r) > 2*keep || (len(r) < keep && first != 1) || last != head || uint64(len(r)) != last-first+1 {
+			t.Fatalf("after %d events the window holds %d, %d..%d (head %d)", n+3, len(r), first, last, head)
+		}
+	}
+	for _, from := range []uint64{total - keep, 10} {
+		st.mu.Lock()
+		st.reads = 0
+		st.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		next := from + 1
+		err := l.Follow(ctx, from, func(_ context.Context, evs []*domain.Event) error {
+			for _, e := range evs {
+				if e.Seq != next {
+					t.Errorf("from %d: followed %d, want %d", from, e.Seq, next)
+				}
+				next++
+			}
+			if next > total {
+				cancel()
+			}
+			return nil
+		})
+		cancel()
+		if next != total+1 {
+			t.Fatalf("from %d: followed up to %d of %d (%v)", from, next-1, total, err)
+		}
+		st.mu.Lock()
+		reads := st.reads
+		st.mu.Unlock()
+		if (from == total-keep) != (reads == 0) {
+			t.Fatalf("from %d: %d reads of the store", from, reads)
+		}
+	}
+}
+// BenchmarkPublish is the log's part of a storeMemory's commit (three events handed over under
+// the store's write lock) once the window is full.
+func BenchmarkPublish(b *testing.B) {
+	l := &Log{notify: make(chan struct{})}
+	var seq uint64
+	commit := func() {
+		evs := make([]*domain.Event, 3)
+		for i := range evs {
+			seq++
+			evs[i] = &domain.Event{Seq: seq}
+		}
+		l.publish(evs)
+	}
+	for range 2 * keep {
+		commit()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		commit()
+	}
+}
