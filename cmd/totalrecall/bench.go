@@ -23,6 +23,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/resolvers"
 	"github.com/totalrecall/totalrecall/search"
 )
@@ -36,23 +37,29 @@ type benchOpts struct {
 	searchProfile string
 	// storeProfile, when set, is where a CPU profile of the one-client store phase alone is written.
 	storeProfile string
+	// concurrentProfile is the same for the concurrent clients' store phase.
+	concurrentProfile string
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
 type figures struct {
-	name                                 string
-	single, concurrent, bulk             float64 // memories/s through GraphQL over HTTP
-	loadP50, searchP50, searchP99        time.Duration
-	settle                               time.Duration // until the consumers caught up with the bulk
-	quiet, rawQuiet                      time.Duration // until the process idled before each search phase
-	corpus                               uint64
-	rawCommits                           float64 // single-mutation commits/s on the same store
-	rawPointP50                          time.Duration
-	rawBleveSingle, rawBleveBatch        float64
+	name                          string
+	single, concurrent, bulk      float64 // memories/s through GraphQL over HTTP
+	loadP50, searchP50, searchP99 time.Duration
+	settle                        time.Duration // until the consumers caught up with the bulk
+	quiet, rawQuiet               time.Duration // until the process idled before each search phase
+	corpus                        uint64
+	rawCommits                    float64 // single-mutation commits/s on the same store
+	rawPointP50                   time.Duration
+	rawBleveSingle, rawBleveBatch float64
+	// engineBulk is the graph write alone of bare memory nodes (every predicate a stored memory
+	// has, no event, no index, no HTTP), 1,000 per commit: the bulk's ceiling on this engine.
+	engineBulk                           float64
+	cpuEngineBulk                        time.Duration
 	rawBleveSearchP50, rawBleveSearchP99 time.Duration
 	// CPU time of this process per memory: one client's stores, the bulk until the consumers
 	// caught up, and the raw baselines' commits and batch-indexed documents.
-	cpuSingle, cpuBulk, cpuRawCommit, cpuRawBatch time.Duration
+	cpuSingle, cpuConcurrent, cpuBulk, cpuRawCommit, cpuRawBatch time.Duration
 }
 
 // bench measures the server end to end over HTTP and prints each figure beside a raw baseline
@@ -72,6 +79,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.warmup, "warmup", 1000, "untimed searches before the timed ones (a bulk leaves the graph's caches cold)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.storeProfile, "storeprofile", "", "write a CPU profile of the one-client storeMemory phase alone to this file (not with -cpuprofile)")
+	fs.StringVar(&o.concurrentProfile, "concurrentprofile", "", "write a CPU profile of the concurrent clients' storeMemory phase alone to this file (not with -cpuprofile)")
 	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file (not with -cpuprofile: one profile at a time)")
 	var cache cacheFlag
 	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
@@ -138,8 +146,14 @@ func printFigures(w io.Writer, all []*figures) {
 	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
 		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
 	perMemory := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
+	row("graph write alone, bare memory nodes", func(f *figures) string { return rate(f.engineBulk) },
+		func(f *figures) string {
+			return perMemory(f.cpuEngineBulk) + " CPU per node; 1000 per commit, no events, index or HTTP"
+		})
 	row("CPU per storeMemory, 1 client (this process)", func(f *figures) string { return perMemory(f.cpuSingle) },
 		func(f *figures) string { return perMemory(f.cpuRawCommit) + " per single-mutation commit" })
+	row("CPU per storeMemory, concurrent clients", func(f *figures) string { return perMemory(f.cpuConcurrent) },
+		func(f *figures) string { return "(this process, clients included)" })
 	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return perMemory(f.cpuBulk) },
 		func(f *figures) string { return perMemory(f.cpuRawBatch) + " per document, raw Bleve batches" })
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
@@ -214,7 +228,10 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	// store, concurrent clients
 	var done atomic.Int64
 	var firstErr atomic.Value
-	start = time.Now()
+	if stopProfile, err = startProfile(o.concurrentProfile); err != nil {
+		return nil, err
+	}
+	start, cpu0 = time.Now(), cpuTime()
 	var wg sync.WaitGroup
 	for w := 0; w < o.clients; w++ {
 		wg.Add(1)
@@ -238,6 +255,8 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		return nil, e.(error)
 	}
 	f.concurrent = float64(o.n) / time.Since(start).Seconds()
+	f.cpuConcurrent = (cpuTime() - cpu0) / time.Duration(o.n)
+	stopProfile()
 
 	// raw baselines on the same store: single-mutation commits, point queries
 	start, cpu0 = time.Now(), cpuTime()
@@ -263,6 +282,9 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		load = append(load, time.Since(t0))
 	}
 	f.rawPointP50, f.loadP50 = pct(raw, 50), pct(load, 50)
+	if f.engineBulk, f.cpuEngineBulk, err = engineBulk(ctx, st, c, rng, words); err != nil {
+		return nil, err
+	}
 	if f.rawBleveSingle, f.rawBleveBatch, f.cpuRawBatch, err = rawBleveIndexing(filepath.Join(rawDir, "indexing"), rng, words, o.n); err != nil {
 		return nil, err
 	}
@@ -416,6 +438,34 @@ func vocabulary() []string {
 		}
 	}
 	return out
+}
+
+// engineBulk writes 10,000 bare memory nodes into a scope of their own, 1,000 per commit,
+// through the store's own insert without events: what the engine alone costs for the nodes a
+// storeMemories bulk writes, before its events, its index documents and the HTTP round trip.
+func engineBulk(ctx context.Context, st *graph.Store, c *benchClient, rng *rand.Rand, words []string) (float64, time.Duration, error) {
+	var sc struct {
+		CreateScope struct{ ID string }
+	}
+	if err := c.do(`mutation { createScope(name: "bench-engine") { id } }`, nil, &sc); err != nil {
+		return 0, 0, err
+	}
+	const batches, per = 10, 1000
+	start, cpu0 := time.Now(), cpuTime()
+	for b := 0; b < batches; b++ {
+		ms := make([]*domain.Memory, per)
+		now := time.Now().UTC()
+		for i := range ms {
+			ms[i] = &domain.Memory{ID: domain.NewID(), ScopeID: sc.CreateScope.ID, Content: sentence(rng, words),
+				Kind: domain.KindEpisodic, Tier: domain.TierActiveContext, SuggestedTier: domain.TierActiveContext,
+				OccurredAt: now, CreatedAt: now, UpdatedAt: now, Salience: 0.5, State: domain.StateActive, Version: 1}
+		}
+		if _, err := st.InsertMemories(ctx, domain.Request{FreshIDs: true}, ms, nil); err != nil {
+			return 0, 0, err
+		}
+	}
+	n := batches * per
+	return float64(n) / time.Since(start).Seconds(), (cpuTime() - cpu0) / time.Duration(n), nil
 }
 
 func sentence(r *rand.Rand, words []string) string {
