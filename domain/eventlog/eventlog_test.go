@@ -284,6 +284,7 @@ func TestRecentWindow(t *testing.T) {
 		}
 	}
 }
+
 // BenchmarkPublish is the log's part of a storeMemory's commit (three events handed over under
 // the store's write lock) once the window is full.
 func BenchmarkPublish(b *testing.B) {
