@@ -37,8 +37,9 @@ type benchOpts struct {
 	searchProfile string
 	// storeProfile, when set, is where a CPU profile of the one-client store phase alone is written.
 	storeProfile string
-	// concurrentProfile is the same for the concurrent clients' store phase.
-	concurrentProfile string
+	// concurrentProfile and bulkProfile are the same for the concurrent clients' store phase
+	// and for the bulk until the consumers caught up.
+	concurrentProfile, bulkProfile string
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
@@ -80,6 +81,7 @@ func bench(args []string, stdout io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.storeProfile, "storeprofile", "", "write a CPU profile of the one-client storeMemory phase alone to this file (not with -cpuprofile)")
 	fs.StringVar(&o.concurrentProfile, "concurrentprofile", "", "write a CPU profile of the concurrent clients' storeMemory phase alone to this file (not with -cpuprofile)")
+	fs.StringVar(&o.bulkProfile, "bulkprofile", "", "write a CPU profile of the storeMemories bulk, until the consumers caught up, to this file (not with -cpuprofile)")
 	fs.StringVar(&o.searchProfile, "searchprofile", "", "write a CPU profile of the search latency phase alone to this file (not with -cpuprofile: one profile at a time)")
 	var cache cacheFlag
 	fs.Var(&cache, "cache-mb", "read cache of the embedded store in MiB (0 turns it off)")
@@ -292,6 +294,9 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	// bulk: the search corpus through storeMemories
 	const batch = 1000
 	have := 2 * o.n
+	if stopProfile, err = startProfile(o.bulkProfile); err != nil {
+		return nil, err
+	}
 	start, cpu0 = time.Now(), cpuTime()
 	stored := 0
 	for have+stored < o.corpus {
@@ -319,6 +324,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		// waitConsumers idles a second after they caught up: that second is not the bulk's.
 		f.cpuBulk = (cpuTime() - cpu0) / time.Duration(stored)
 	}
+	stopProfile()
 
 	// search latency at the corpus size, beside raw Bleve over the same texts; each on a process
 	// that has finished the merges and compactions the bulk left behind
