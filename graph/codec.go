@@ -180,6 +180,12 @@ type eventBody struct {
 func (n *eventNode) event() *domain.Event {
 	var b eventBody
 	_ = json.Unmarshal([]byte(n.Body), &b)
+	return n.eventWith(b)
+}
+
+// eventWith is event with the body already decoded into b (which it keeps: b is not to be used
+// again).
+func (n *eventNode) eventWith(b eventBody) *domain.Event {
 	ev := &domain.Event{
 		Seq: n.Seq, Type: domain.EventType(n.Type), ScopeID: n.Scope, MemoryID: n.Memory, Payload: b.Payload,
 		Context: domain.TransactionContext{
@@ -210,21 +216,61 @@ func sortTouches(ts []domain.Touch) {
 
 func touchValue(t domain.Touch) string { return t.Context + "|" + ts(t.At) }
 
-// eventJSON is the node of an event. An event is the node with an ev.seq; it carries no tr.kind:
-// that index key would name every event of the store, and adding to it was an eighth of the CPU
-// of a storeMemory's write (BenchmarkInsertScoredMemory), a search's retrievals alike. Events
-// written before carry tr.kind Event, which the readers still accept.
-func eventJSON(uid string, ev *domain.Event) map[string]any {
-	body, _ := json.Marshal(eventBody{SessionID: ev.Context.SessionID, CausationID: ev.Context.CausationID,
-		Timestamp: ev.Context.Timestamp.UTC(), Source: ev.Context.SourceContext, Payload: ev.Payload, Touches: ev.Touches})
+// eventJSON is the node of an event, its body rendered (renderEvent). An event is the node with
+// an ev.seq; it carries no tr.kind: that index key would name every event of the store, and
+// adding to it was an eighth of the CPU of a storeMemory's write (BenchmarkInsertScoredMemory), a
+// search's retrievals alike. Events written before carry tr.kind Event, which the readers still
+// accept.
+func eventJSON(uid string, ev *domain.Event, r *renderedEvent) map[string]any {
 	obj := map[string]any{
 		"uid": uid, "tr.scope": ev.ScopeID, "ev.seq": ev.Seq, "ev.type": string(ev.Type),
-		"ev.requestId": ev.Context.RequestID, "ev.messageId": ev.Context.MessageID, "ev.body": string(body),
+		"ev.requestId": ev.Context.RequestID, "ev.messageId": ev.Context.MessageID, "ev.body": r.body,
 	}
 	if ev.MemoryID != "" {
 		obj["ev.memory"] = ev.MemoryID
 	}
 	return obj
+}
+
+// renderedEvent is what an event's node holds besides its Seq: ev.body, and, once decode has run,
+// the body as a read decodes it, for the event log that is handed the commit (committedEvents).
+type renderedEvent struct {
+	body    string
+	decoded *eventBody
+}
+
+// renderEvent renders ev's body. It depends on nothing the write assigns (Seq, uids), so a caller
+// that knows its events renders them before it takes the write lock (renderEvents,
+// tx.emitRendered); the rest are rendered under it.
+func renderEvent(ev *domain.Event) *renderedEvent {
+	body, _ := json.Marshal(eventBody{SessionID: ev.Context.SessionID, CausationID: ev.Context.CausationID,
+		Timestamp: ev.Context.Timestamp.UTC(), Source: ev.Context.SourceContext, Payload: ev.Payload, Touches: ev.Touches})
+	return &renderedEvent{body: string(body)}
+}
+
+// decode returns the body as a read decodes it, decoding it the first time. What it returns is
+// handed to one event (eventWith keeps its payload and touches).
+func (r *renderedEvent) decode() eventBody {
+	if r.decoded == nil {
+		var b eventBody
+		_ = json.Unmarshal([]byte(r.body), &b)
+		r.decoded = &b
+	}
+	return *r.decoded
+}
+
+// renderEvents renders evs, keyed by event, and decodes them too when the store hands its commits
+// to the event log (committedEvents): all of it outside the write lock.
+func (s *Store) renderEvents(evs []*domain.Event) map[*domain.Event]*renderedEvent {
+	out := make(map[*domain.Event]*renderedEvent, len(evs))
+	for _, ev := range evs {
+		r := renderEvent(ev)
+		if s.embedded {
+			r.decode()
+		}
+		out[ev] = r
+	}
+	return out
 }
 
 // aboutPage is how many artifacts one page of an event about several artifacts names.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,32 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 		}
 		seen[m.ID] = true
 	}
+	// What depends on nothing the write reads or assigns is made before the write lock is taken:
+	// the memories' nodes and the events' bodies. A storeMemory holds the lock for the engine's
+	// mutation and commit, not for JSON (BenchmarkInsertScoredMemoryParallel).
+	objs := make([]map[string]any, len(ms))
+	docs := make([]string, len(ms))
+	evs := slices.Clone(events)
+	for i, m := range ms {
+		u := byID[m.ID]
+		if u != nil {
+			// The memory is returned, and cached, as written.
+			m.Salience = u.Salience
+			evs = append(evs, u.Events...)
+		}
+		obj, err := memoryJSON(fmt.Sprintf("_:m%d", i), m, true)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			obj["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, m.Claimed, m.Version, u.Salience)
+			if u.ReinforcedAt != nil {
+				obj["mem.reinforcedAt"] = ts(*u.ReinforcedAt)
+			}
+		}
+		objs[i], docs[i] = obj, obj["mem.doc"].(string)
+	}
+	rendered := s.renderEvents(evs)
 	return write(ctx, s, &req, func(t *tx) ([]*domain.Memory, error) {
 		// One lookup of the scopes' ids and the new ids: the scopes must exist, the ids must not.
 		// A scope this process found before, and ids drawn for this request, are not looked up.
@@ -98,33 +125,11 @@ func (s *Store) InsertScoredMemories(ctx context.Context, req domain.Request, ms
 				s.listScope(id)
 			}
 		}
-		docs := make([]string, len(ms))
 		for i, m := range ms {
 			t.inScope(m.ScopeID)
-			u := byID[m.ID]
-			if u != nil {
-				// The memory is returned, and cached, as written.
-				m.Salience = u.Salience
-			}
-			obj, err := memoryJSON(fmt.Sprintf("_:m%d", i), m, true)
-			if err != nil {
-				return nil, err
-			}
-			if u != nil {
-				obj["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, m.Claimed, m.Version, u.Salience)
-				if u.ReinforcedAt != nil {
-					obj["mem.reinforcedAt"] = ts(*u.ReinforcedAt)
-				}
-			}
-			t.set(obj)
-			docs[i] = obj["mem.doc"].(string)
+			t.set(objs[i])
 		}
-		t.emit(events...)
-		for _, m := range ms {
-			if u := byID[m.ID]; u != nil {
-				t.emit(u.Events...)
-			}
-		}
+		t.emitRendered(rendered, evs...)
 		if s.cache != nil {
 			// What was just written is what a read would find: new memories have no episodes
 			// and no associations until a later write, which names them.

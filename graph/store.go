@@ -344,6 +344,8 @@ type tx struct {
 	sets   []map[string]any
 	dels   []map[string]any
 	events []*domain.Event
+	// rendered are events rendered before the write lock was taken (emitRendered).
+	rendered map[*domain.Event]*renderedEvent
 	// scopes are the scopes the operation wrote in, in the order it named them (see inScope): a
 	// request record carries them, so deleting a scope deletes the records of its requests.
 	scopes []string
@@ -385,6 +387,19 @@ func (t *tx) del(obj map[string]any) { t.dels = append(t.dels, obj) }
 func (t *tx) onCommit(fn func(uids map[string]string)) { t.committed = append(t.committed, fn) }
 func (t *tx) emit(evs ...*domain.Event) {
 	t.events = append(t.events, evs...)
+}
+
+// emitRendered emits evs rendered beforehand, outside the write lock (renderEvents). The events
+// must not change between their rendering and the write.
+func (t *tx) emitRendered(rendered map[*domain.Event]*renderedEvent, evs ...*domain.Event) {
+	if t.rendered == nil {
+		t.rendered = rendered
+	} else {
+		for ev, r := range rendered {
+			t.rendered[ev] = r
+		}
+	}
+	t.emit(evs...)
 }
 
 // retryBudget bounds how long a write conflicting with other servers' writes is retried.
@@ -514,15 +529,22 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		t.set(requestJSON(req, string(raw), t.scopes))
 	}
 	var evObjs []map[string]any
+	var renders []*renderedEvent
 	if len(t.events) > 0 {
 		base, counterUID, err := t.lastSeq()
 		if err != nil {
 			return zero, err
 		}
+		renders = make([]*renderedEvent, len(t.events))
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
 			uid := fmt.Sprintf("_:ev%d", i)
-			obj := eventJSON(uid, ev)
+			r := t.rendered[ev]
+			if r == nil {
+				r = renderEvent(ev)
+			}
+			renders[i] = r
+			obj := eventJSON(uid, ev, r)
 			evObjs = append(evObjs, obj)
 			t.set(obj)
 			if len(ev.About) > 0 {
@@ -571,7 +593,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 			s.counterUID = uids["counter"]
 		}
 		if s.committed != nil {
-			s.committed(committedEvents(evObjs, uids))
+			s.committed(committedEvents(t.events, renders, evObjs, uids))
 		}
 	}
 	return res, nil
@@ -592,17 +614,13 @@ func (s *Store) OnCommit(fn func([]*domain.Event)) {
 }
 
 // committedEvents decodes written event nodes as a read of them would.
-func committedEvents(objs []map[string]any, uids map[string]string) []*domain.Event {
-	out := make([]*domain.Event, 0, len(objs))
-	for _, o := range objs {
-		n := eventNode{UID: uids[strings.TrimPrefix(o["uid"].(string), "_:")], Seq: o["ev.seq"].(uint64)}
-		n.Scope, _ = o["tr.scope"].(string)
-		n.Type, _ = o["ev.type"].(string)
-		n.Memory, _ = o["ev.memory"].(string)
-		n.RequestID, _ = o["ev.requestId"].(string)
-		n.MessageID, _ = o["ev.messageId"].(string)
-		n.Body, _ = o["ev.body"].(string)
-		out = append(out, n.event())
+func committedEvents(evs []*domain.Event, renders []*renderedEvent, objs []map[string]any, uids map[string]string) []*domain.Event {
+	out := make([]*domain.Event, len(evs))
+	for i, ev := range evs {
+		// The node's own values, as a read of it returns them (ev.memory is absent when empty).
+		n := eventNode{UID: uids[strings.TrimPrefix(objs[i]["uid"].(string), "_:")], Seq: ev.Seq, Scope: ev.ScopeID,
+			Type: string(ev.Type), Memory: ev.MemoryID, RequestID: ev.Context.RequestID, MessageID: ev.Context.MessageID}
+		out[i] = n.eventWith(renders[i].decode())
 	}
 	return out
 }
