@@ -259,8 +259,8 @@ func (r *renderedEvent) decode() eventBody {
 	return *r.decoded
 }
 
-// renderEvents renders evs, keyed by event, and decodes them too when the store hands its commits
-// to the event log (committedEvents): all of it outside the write lock.
+// renderEvents renders evs, keyed by event, and on the embedded engine, whose commits are handed
+// to the event log (committedEvents), decodes them too: all of it outside the write lock.
 func (s *Store) renderEvents(evs []*domain.Event) map[*domain.Event]*renderedEvent {
 	out := make(map[*domain.Event]*renderedEvent, len(evs))
 	for _, ev := range evs {

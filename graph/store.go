@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"maps"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -393,12 +394,9 @@ func (t *tx) emit(evs ...*domain.Event) {
 // must not change between their rendering and the write.
 func (t *tx) emitRendered(rendered map[*domain.Event]*renderedEvent, evs ...*domain.Event) {
 	if t.rendered == nil {
-		t.rendered = rendered
-	} else {
-		for ev, r := range rendered {
-			t.rendered[ev] = r
-		}
+		t.rendered = make(map[*domain.Event]*renderedEvent, len(rendered))
 	}
+	maps.Copy(t.rendered, rendered)
 	t.emit(evs...)
 }
 
