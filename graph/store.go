@@ -2,10 +2,10 @@ package graph
 
 import (
 	"context"
-	"maps"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
