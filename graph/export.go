@@ -108,50 +108,33 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 		fields.WriteString("<" + p.Predicate + "> ")
 	}
 	for _, pass := range []struct{ pred, kind string }{{"tr.kind", ""}, {"ev.seq", kindEvent}} {
-		err := s.pagesOf(ctx, pass.pred, "uid "+fields.String(), exportPage, func(raw []byte) (int, string, error) {
-			var r struct {
-				Q []map[string]any `json:"q"`
-			}
-			if err := decodeNumbers(raw, &r); err != nil {
-				return 0, "", err
-			}
-			last := ""
-			for _, row := range r.Q {
-				uid, _ := row["uid"].(string)
-				last = uid
-				delete(row, "uid")
+		err := pagesOf(ctx, s, pass.pred, "uid "+fields.String(), exportPage, decodeNumbers, rowUID,
+			func(row *map[string]any) (bool, error) {
+				uid := rowUID(row)
+				delete(*row, "uid")
 				if pass.kind != "" {
-					if _, done := row["tr.kind"]; done {
-						continue // an event with a tr.kind: the first pass wrote it
+					if _, done := (*row)["tr.kind"]; done {
+						return true, nil // an event with a tr.kind: the first pass wrote it
 					}
-					row["tr.kind"] = pass.kind
+					(*row)["tr.kind"] = pass.kind
 				}
-				if err := enc.Encode(dumpLine{Node: uid, Set: row}); err != nil {
-					return 0, "", err
+				if err := enc.Encode(dumpLine{Node: uid, Set: *row}); err != nil {
+					return false, err
 				}
 				n++
-			}
-			return len(r.Q), last, nil
-		})
+				return true, nil
+			})
 		if err != nil {
 			return n, err
 		}
 	}
 	// Edges with their facets.
 	for _, p := range edges {
-		err := s.pagesOf(ctx, p.Predicate, "uid <"+p.Predicate+"> @facets { uid }", exportPage, func(raw []byte) (int, string, error) {
-			var r struct {
-				Q []map[string]any `json:"q"`
-			}
-			if err := decodeNumbers(raw, &r); err != nil {
-				return 0, "", err
-			}
-			last := ""
-			for _, row := range r.Q {
-				uid, _ := row["uid"].(string)
-				last = uid
+		err := pagesOf(ctx, s, p.Predicate, "uid <"+p.Predicate+"> @facets { uid }", exportPage, decodeNumbers, rowUID,
+			func(row *map[string]any) (bool, error) {
+				uid := rowUID(row)
 				var targets []any
-				switch v := row[p.Predicate].(type) {
+				switch v := (*row)[p.Predicate].(type) {
 				case []any:
 					targets = v
 				case map[string]any:
@@ -170,13 +153,12 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 						facets = nil
 					}
 					if err := enc.Encode(dumpLine{Node: uid, Edge: p.Predicate, To: to, Facets: facets}); err != nil {
-						return 0, "", err
+						return false, err
 					}
 					n++
 				}
-			}
-			return len(r.Q), last, nil
-		})
+				return true, nil
+			})
 		if err != nil {
 			return n, err
 		}

@@ -654,10 +654,10 @@ func (s *Store) read(ctx context.Context, q string, vars map[string]string, out 
 }
 
 // pagesOf reads every node having pred, page nodes at a time in uid order, each with the
-// selection fields (its uid among them): read decodes one answer and returns how many nodes it
-// held and the last one's uid (fewer than page: the last page). Export and Warm read the whole
-// graph this way.
-func (s *Store) pagesOf(ctx context.Context, pred, fields string, page int, read func(raw []byte) (n int, last string, err error)) error {
+// selection fields (its uid among them), and hands each node to each, decoded by dec as a T;
+// uid gives a T's uid. each returns false to stop. Export and Warm read the whole graph this way.
+func pagesOf[T any](ctx context.Context, s *Store, pred, fields string, page int, dec func([]byte, any) error,
+	uid func(*T) string, each func(*T) (bool, error)) error {
 	after := "0x0"
 	for {
 		if err := ctx.Err(); err != nil {
@@ -667,12 +667,31 @@ func (s *Store) pagesOf(ctx context.Context, pred, fields string, page int, read
 		if err != nil {
 			return wrapErr(err)
 		}
-		n, last, err := read(raw)
-		if err != nil || n < page {
+		var r struct {
+			Q []T `json:"q"`
+		}
+		if err := dec(raw, &r); err != nil {
 			return err
 		}
-		after = last
+		if len(r.Q) == 0 {
+			return nil
+		}
+		after = uid(&r.Q[len(r.Q)-1]) // before each, which may change what it is handed
+		for i := range r.Q {
+			if more, err := each(&r.Q[i]); err != nil || !more {
+				return err
+			}
+		}
+		if len(r.Q) < page {
+			return nil
+		}
 	}
+}
+
+// rowUID is the uid of a node decoded as a map.
+func rowUID(row *map[string]any) string {
+	u, _ := (*row)["uid"].(string)
+	return u
 }
 
 // wrapErr turns transport errors into domain errors where the caller can act on them.

@@ -53,59 +53,43 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		edges []farEdge
 	}
 	mems := map[uint64]*memRef{}
-	err = s.pagesOf(ctx, "mem.state", "uid tr.kind tr.id mem.state", warmPage, func(raw []byte) (int, string, error) {
-		var r struct {
-			Q []struct {
-				UID   string `json:"uid"`
-				Kind  string `json:"tr.kind"`
-				ID    string `json:"tr.id"`
-				State string `json:"mem.state"`
-			} `json:"q"`
-		}
-		if err := decode(raw, &r); err != nil {
-			return 0, "", err
-		}
-		last := ""
-		for _, n := range r.Q {
-			last = n.UID
+	type memRow struct {
+		UID   string `json:"uid"`
+		Kind  string `json:"tr.kind"`
+		ID    string `json:"tr.id"`
+		State string `json:"mem.state"`
+	}
+	err = pagesOf(ctx, s, "mem.state", "uid tr.kind tr.id mem.state", warmPage, decode,
+		func(n *memRow) string { return n.UID }, func(n *memRow) (bool, error) {
 			u, err := parseUID(n.UID)
 			if err != nil {
-				return 0, "", err
+				return false, err
 			}
 			if n.Kind == kindMemory && n.ID != "" {
 				mems[u] = &memRef{id: n.ID, state: domain.LifecycleState(n.State)}
 			}
-		}
-		return len(r.Q), last, nil
-	})
+			return true, nil
+		})
 	if err != nil {
 		return st, err
 	}
 	// Every association, forward and reverse, by type.
 	for ti, at := range domain.AssociationTypes {
 		p := assocPred(at)
-		err := s.pagesOf(ctx, p, "uid "+p+" @facets(strength) { uid }", warmPage, func(raw []byte) (int, string, error) {
-			var r struct {
-				Q []map[string]any `json:"q"`
-			}
-			if err := decode(raw, &r); err != nil {
-				return 0, "", err
-			}
-			last := ""
-			for _, row := range r.Q {
-				last, _ = row["uid"].(string)
-				u, err := parseUID(last)
+		err := pagesOf(ctx, s, p, "uid "+p+" @facets(strength) { uid }", warmPage, decode, rowUID,
+			func(row *map[string]any) (bool, error) {
+				u, err := parseUID(rowUID(row))
 				if err != nil {
-					return 0, "", err
+					return false, err
 				}
 				from := mems[u]
-				edges, _ := row[p].([]any)
+				edges, _ := (*row)[p].([]any)
 				for _, x := range edges {
 					em, _ := x.(map[string]any)
 					uidStr, _ := em["uid"].(string)
 					v, err := parseUID(uidStr)
 					if err != nil {
-						return 0, "", err
+						return false, err
 					}
 					st := num(em[p+"|strength"])
 					// An end that is no memory has no id: the walk's read skips such an edge.
@@ -114,9 +98,8 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 						to.edges = append(to.edges, farEdge{far: u, typ: ti, reverse: true, strength: st})
 					}
 				}
-			}
-			return len(r.Q), last, nil
-		})
+				return true, nil
+			})
 		if err != nil {
 			return st, err
 		}
@@ -155,28 +138,18 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	}
 	st.WalksAfter = time.Since(start)
 	// Memory records, while their part of the budget lasts; they hold the states too.
-	err = s.pagesOf(ctx, "mem.state", "tr.kind "+memFields, warmPage, func(raw []byte) (int, string, error) {
-		var r struct {
-			Q []memNode `json:"q"`
-		}
-		if err := decode(raw, &r); err != nil {
-			return 0, "", err
-		}
-		last := ""
-		for i := range r.Q {
-			n := &r.Q[i]
-			last = n.UID
+	err = pagesOf(ctx, s, "mem.state", "tr.kind "+memFields, warmPage, decode,
+		func(n *memNode) string { return n.UID }, func(n *memNode) (bool, error) {
 			if n.NodeKind != kindMemory || n.ID == "" {
-				continue
+				return true, nil
 			}
 			if !s.cache.warmMemory(e, n) {
 				st.Full = true
-				return 0, "", nil // stop: the budget is spent
+				return false, nil // stop: the budget is spent
 			}
 			st.Memories++
-		}
-		return len(r.Q), last, nil
-	})
+			return true, nil
+		})
 	if err != nil {
 		return st, err
 	}
