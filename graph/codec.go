@@ -259,16 +259,15 @@ func (r *renderedEvent) decode() eventBody {
 	return *r.decoded
 }
 
-// renderEvents renders evs, keyed by event, and on the embedded engine, whose commits are handed
-// to the event log (committedEvents), decodes them too: all of it outside the write lock.
-func (s *Store) renderEvents(evs []*domain.Event) map[*domain.Event]*renderedEvent {
-	out := make(map[*domain.Event]*renderedEvent, len(evs))
-	for _, ev := range evs {
-		r := renderEvent(ev)
+// renderEvents renders evs, in order, and on the embedded engine, whose commits are handed to the
+// event log (committedEvents), decodes them too: all of it outside the write lock.
+func (s *Store) renderEvents(evs []*domain.Event) []*renderedEvent {
+	out := make([]*renderedEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = renderEvent(ev)
 		if s.embedded {
-			r.decode()
+			out[i].decode()
 		}
-		out[ev] = r
 	}
 	return out
 }

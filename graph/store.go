@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -345,8 +344,8 @@ type tx struct {
 	sets   []map[string]any
 	dels   []map[string]any
 	events []*domain.Event
-	// rendered are events rendered before the write lock was taken (emitRendered).
-	rendered map[*domain.Event]*renderedEvent
+	// rendered[i] is events[i] rendered before the write lock was taken (emitRendered), or nil.
+	rendered []*renderedEvent
 	// scopes are the scopes the operation wrote in, in the order it named them (see inScope): a
 	// request record carries them, so deleting a scope deletes the records of its requests.
 	scopes []string
@@ -387,17 +386,18 @@ func (t *tx) del(obj map[string]any) { t.dels = append(t.dels, obj) }
 // onCommit runs fn once the unit is committed.
 func (t *tx) onCommit(fn func(uids map[string]string)) { t.committed = append(t.committed, fn) }
 func (t *tx) emit(evs ...*domain.Event) {
-	t.events = append(t.events, evs...)
+	t.emitRendered(nil, evs...)
 }
 
-// emitRendered emits evs rendered beforehand, outside the write lock (renderEvents). The events
-// must not change between their rendering and the write.
-func (t *tx) emitRendered(rendered map[*domain.Event]*renderedEvent, evs ...*domain.Event) {
-	if t.rendered == nil {
-		t.rendered = make(map[*domain.Event]*renderedEvent, len(rendered))
+// emitRendered emits evs with their renderings made beforehand, outside the write lock
+// (renderEvents; rendered[i] is evs[i]'s, or nil rendered is none of them). The events must not
+// change between their rendering and the write.
+func (t *tx) emitRendered(rendered []*renderedEvent, evs ...*domain.Event) {
+	t.events = append(t.events, evs...)
+	if rendered == nil {
+		rendered = make([]*renderedEvent, len(evs))
 	}
-	maps.Copy(t.rendered, rendered)
-	t.emit(evs...)
+	t.rendered = append(t.rendered, rendered...)
 }
 
 // retryBudget bounds how long a write conflicting with other servers' writes is retried.
@@ -526,25 +526,18 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 		t.set(requestJSON(req, string(raw), t.scopes))
 	}
-	var evObjs []map[string]any
-	var renders []*renderedEvent
 	if len(t.events) > 0 {
 		base, counterUID, err := t.lastSeq()
 		if err != nil {
 			return zero, err
 		}
-		renders = make([]*renderedEvent, len(t.events))
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
-			uid := fmt.Sprintf("_:ev%d", i)
-			r := t.rendered[ev]
-			if r == nil {
-				r = renderEvent(ev)
+			uid := "_:" + eventBlank(i)
+			if t.rendered[i] == nil {
+				t.rendered[i] = renderEvent(ev)
 			}
-			renders[i] = r
-			obj := eventJSON(uid, ev, r)
-			evObjs = append(evObjs, obj)
-			t.set(obj)
+			t.set(eventJSON(uid, ev, t.rendered[i]))
 			if len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}
@@ -591,7 +584,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 			s.counterUID = uids["counter"]
 		}
 		if s.committed != nil {
-			s.committed(committedEvents(t.events, renders, evObjs, uids))
+			s.committed(committedEvents(t.events, t.rendered, uids))
 		}
 	}
 	return res, nil
@@ -611,12 +604,16 @@ func (s *Store) OnCommit(fn func([]*domain.Event)) {
 	s.committed = fn
 }
 
-// committedEvents decodes written event nodes as a read of them would.
-func committedEvents(evs []*domain.Event, renders []*renderedEvent, objs []map[string]any, uids map[string]string) []*domain.Event {
+// eventBlank is the blank node of a write's i-th event.
+func eventBlank(i int) string { return fmt.Sprintf("ev%d", i) }
+
+// committedEvents decodes a commit's events (their renderings and the uids the commit gave their
+// blank nodes) as a read of their nodes would.
+func committedEvents(evs []*domain.Event, renders []*renderedEvent, uids map[string]string) []*domain.Event {
 	out := make([]*domain.Event, len(evs))
 	for i, ev := range evs {
 		// The node's own values, as a read of it returns them (ev.memory is absent when empty).
-		n := eventNode{UID: uids[strings.TrimPrefix(objs[i]["uid"].(string), "_:")], Seq: ev.Seq, Scope: ev.ScopeID,
+		n := eventNode{UID: uids[eventBlank(i)], Seq: ev.Seq, Scope: ev.ScopeID,
 			Type: string(ev.Type), Memory: ev.MemoryID, RequestID: ev.Context.RequestID, MessageID: ev.Context.MessageID}
 		out[i] = n.eventWith(renders[i].decode())
 	}
