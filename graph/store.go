@@ -53,6 +53,7 @@ type Store struct {
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
 	cacheBytes int
+	recorder   *Recorder // WithRecorder
 
 	closeOnce sync.Once
 }
@@ -91,6 +92,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.rec = s.recorder
 		s.b, s.embedded = b, true
 		s.cache = newReadCache(s.cacheBytes)
 	case "dgraph":
@@ -98,7 +100,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dgraph %s: %w", u.Host, err)
 		}
-		s.b = &clusterBackend{dg: dg}
+		s.b = &clusterBackend{dg: dg, rec: s.recorder}
 	default:
 		return nil, fmt.Errorf("store uri %q: scheme must be file:// or dgraph://", uri)
 	}
@@ -195,6 +197,7 @@ type embeddedBackend struct {
 	// life keeps reads off a closed engine: reads hold it shared, close exclusively.
 	life   sync.RWMutex
 	closed bool
+	rec    *Recorder // nil unless the store records its commits
 }
 
 // advance moves reads to the engine's newest timestamp. Under the store's write lock (or before
@@ -275,6 +278,7 @@ func (u embeddedUnit) query(ctx context.Context, q string, vars map[string]strin
 }
 
 func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	kept := u.e.rec.copyOf(mu)
 	uids, err := u.e.ns.Mutate(ctx, []*api.Mutation{mu})
 	// Also after an error: a transaction that failed after taking its timestamps is never
 	// committed, and a read at a later timestamp does not see what it did not commit.
@@ -286,13 +290,19 @@ func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]
 	for k, v := range uids {
 		out[strings.TrimPrefix(k, "_:")] = fmt.Sprintf("0x%x", v)
 	}
+	if kept != nil {
+		u.e.rec.add(kept, out)
+	}
 	return out, nil
 }
 
 func (u embeddedUnit) discard(context.Context) {}
 
 // clusterBackend talks dgo to Dgraph alphas.
-type clusterBackend struct{ dg *dgo.Dgraph }
+type clusterBackend struct {
+	dg  *dgo.Dgraph
+	rec *Recorder // nil unless the store records its commits
+}
 
 func (c *clusterBackend) alter(ctx context.Context, schema string) error {
 	return c.dg.Alter(ctx, &api.Operation{Schema: schema})
@@ -306,7 +316,9 @@ func (c *clusterBackend) query(ctx context.Context, q string, vars map[string]st
 	return resp.Json, nil
 }
 
-func (c *clusterBackend) begin(ctx context.Context) unit { return &clusterUnit{txn: c.dg.NewTxn()} }
+func (c *clusterBackend) begin(ctx context.Context) unit {
+	return &clusterUnit{txn: c.dg.NewTxn(), rec: c.rec}
+}
 
 func (c *clusterBackend) dropAll(ctx context.Context) error {
 	return c.dg.Alter(ctx, &api.Operation{DropOp: api.Operation_DATA})
@@ -314,7 +326,10 @@ func (c *clusterBackend) dropAll(ctx context.Context) error {
 
 func (c *clusterBackend) close() { c.dg.Close() }
 
-type clusterUnit struct{ txn *dgo.Txn }
+type clusterUnit struct {
+	txn *dgo.Txn
+	rec *Recorder
+}
 
 func (u *clusterUnit) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
 	resp, err := u.txn.QueryWithVars(ctx, q, vars)
@@ -326,9 +341,13 @@ func (u *clusterUnit) query(ctx context.Context, q string, vars map[string]strin
 
 func (u *clusterUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
 	mu.CommitNow = true
+	kept := u.rec.copyOf(mu)
 	resp, err := u.txn.Do(ctx, &api.Request{Mutations: []*api.Mutation{mu}, CommitNow: true})
 	if err != nil {
 		return nil, err
+	}
+	if kept != nil {
+		u.rec.add(kept, resp.Uids)
 	}
 	return resp.Uids, nil
 }

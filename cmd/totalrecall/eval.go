@@ -18,6 +18,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/ledger"
+	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/ingest"
 	"github.com/totalrecall/totalrecall/search"
 )
@@ -78,6 +79,17 @@ type evalResult struct {
 	// after the last import returned); RawCPU that of all rounds of raw batch indexing.
 	ImportCPU, RawCPU, Settle time.Duration
 	Rounds                    int
+	// Engine is the import's graph writes by themselves (nil when the eval ran on a store it was
+	// given).
+	Engine *engineAlone
+}
+
+// engineAlone is what the engine alone spends on an import: the commits made while the
+// conversations were imported once more (recorded), committed again by themselves, one after
+// the other, with nothing else running — no reads, index, consumers or building of mutations.
+type engineAlone struct {
+	Turns, Commits, Quads int
+	Took, CPU             time.Duration
 }
 
 // rawBatchIndexing is the raw baseline of import: batch indexing of the same texts into a fresh
@@ -154,8 +166,12 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	// Only a store of its own is given the copies a replay writes (see engineAlone).
+	var rec *graph.Recorder
 	if sf.store == "" {
 		sf.store = "file://" + tmp
+		rec = &graph.Recorder{}
+		sf.recorder = rec
 	}
 	if sf.index == "" && !strings.HasPrefix(sf.store, "file://") {
 		sf.index = filepath.Join(tmp, "index")
@@ -169,11 +185,6 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	defer idx.Close()
 	defer cx.Close()
 
-	type conv struct {
-		c     *ingest.LoCoMo
-		scope string
-		dia   map[string]string // memory id → dia_id
-	}
 	out := &evalResult{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}, Raw: &recallSums{}, RawByCat: map[int]*recallSums{}}
 	var parsed []*ingest.LoCoMo
 	for _, path := range files {
@@ -194,7 +205,7 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	}
 	// Each round imports every conversation into fresh scopes and indexes the same texts into a
 	// fresh raw Bleve index; the questions are asked of the last round's scopes.
-	var convs []conv
+	var convs []evalConv
 	var importTimes, rawTimes []time.Duration
 	stopImport, err := startProfile(cpuprofile)
 	if err != nil {
@@ -204,31 +215,12 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	var roundTexts [][]domain.IndexDoc
 	cpu0 := cpuTime()
 	for round := 0; round < max(1, rounds); round++ {
-		convs = convs[:0]
-		var texts []domain.IndexDoc
-		turns := 0
+		var turns int
 		var took time.Duration
-		for _, c := range parsed {
-			sc, err := cx.CreateScope(ctx, "locomo "+c.Name, cortex.Meta{})
-			if err != nil {
-				return nil, err
-			}
-			start := time.Now()
-			res, err := ingest.Import(ctx, cx, sc.ID, ingest.LoCoMoSource(c), cortex.Meta{}, nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Name, err)
-			}
-			took += time.Since(start)
-			turns += res.Imported
-			dia := map[string]string{}
-			for _, e := range c.Batch.Events {
-				id := ledger.EventID(sc.ID, ingest.AdapterLoCoMo, e.SourceID)
-				d, _ := e.Metadata["diaId"].(string)
-				dia[id] = d
-				texts = append(texts, domain.IndexDoc{ID: id, ScopeID: sc.ID, Content: ledger.Content(e.Speaker, e.Content),
-					Kind: domain.KindEpisodic, Tier: domain.TierActiveContext, State: domain.StateActive, OccurredAt: e.Timestamp, CreatedAt: e.Timestamp})
-			}
-			convs = append(convs, conv{c: c, scope: sc.ID, dia: dia})
+		var texts []domain.IndexDoc
+		convs, texts, turns, took, err = importRound(ctx, cx, parsed, nil)
+		if err != nil {
+			return nil, err
 		}
 		out.Turns = turns
 		importTimes = append(importTimes, took)
@@ -307,6 +299,25 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 			}
 		}
 	}
+	stopQuestions()
+	// The engine's share of an import: the conversations imported once more, into fresh scopes,
+	// with the store recording the commits made while they ran; then those commits again by
+	// themselves, on the idle process (after the questions: the copies they write are not
+	// asked about).
+	if rec != nil {
+		waitIdle(2 * time.Minute)
+		_, _, turns, _, err := importRound(ctx, cx, parsed, rec)
+		if err != nil {
+			return nil, err
+		}
+		waitIdle(2 * time.Minute)
+		cpu0 := cpuTime()
+		took, err := st.ReplayRecorded(ctx, rec)
+		if err != nil {
+			return nil, fmt.Errorf("replay the import's commits: %w", err)
+		}
+		out.Engine = &engineAlone{Turns: turns, Commits: rec.Commits(), Quads: rec.Quads(), Took: took, CPU: cpuTime() - cpu0}
+	}
 	return out, nil
 }
 
@@ -315,6 +326,53 @@ func cat(m map[int]*recallSums, c int) *recallSums {
 		m[c] = &recallSums{}
 	}
 	return m[c]
+}
+
+// evalConv is one imported conversation: its scope, and its turns' dia_ids by memory id.
+type evalConv struct {
+	c     *ingest.LoCoMo
+	scope string
+	dia   map[string]string
+}
+
+// importRound imports every conversation into a fresh scope of its own, one after the other,
+// and returns them with the index documents raw Bleve is given for the same texts, the turns
+// imported and the time the imports took (the scopes' creation not counted). rec, when set,
+// records the imports' commits only (not the scopes').
+func importRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo, rec *graph.Recorder) ([]evalConv, []domain.IndexDoc, int, time.Duration, error) {
+	var convs []evalConv
+	var texts []domain.IndexDoc
+	turns := 0
+	var took time.Duration
+	for _, c := range parsed {
+		sc, err := cx.CreateScope(ctx, "locomo "+c.Name, cortex.Meta{})
+		if err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if rec != nil {
+			rec.Start()
+		}
+		start := time.Now()
+		res, err := ingest.Import(ctx, cx, sc.ID, ingest.LoCoMoSource(c), cortex.Meta{}, nil)
+		if err != nil {
+			return nil, nil, 0, 0, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		took += time.Since(start)
+		if rec != nil {
+			rec.Stop()
+		}
+		turns += res.Imported
+		dia := map[string]string{}
+		for _, e := range c.Batch.Events {
+			id := ledger.EventID(sc.ID, ingest.AdapterLoCoMo, e.SourceID)
+			d, _ := e.Metadata["diaId"].(string)
+			dia[id] = d
+			texts = append(texts, domain.IndexDoc{ID: id, ScopeID: sc.ID, Content: ledger.Content(e.Speaker, e.Content),
+				Kind: domain.KindEpisodic, Tier: domain.TierActiveContext, State: domain.StateActive, OccurredAt: e.Timestamp, CreatedAt: e.Timestamp})
+		}
+		convs = append(convs, evalConv{c: c, scope: sc.ID, dia: dia})
+	}
+	return convs, texts, turns, took, nil
 }
 
 func printEval(w io.Writer, r *evalResult) {
@@ -348,6 +406,11 @@ func printEval(w io.Writer, r *evalResult) {
 	if n := r.Turns * r.Rounds; n > 0 && r.ImportCPU > 0 {
 		fmt.Fprintf(w, "%-44s %10.0fµs   %7.0fµs raw Bleve batch indexing\n", "CPU per turn (import and all it set off)",
 			float64(r.ImportCPU.Microseconds())/float64(n), float64(r.RawCPU.Microseconds())/float64(n))
+	}
+	if e := r.Engine; e != nil && e.Turns > 0 && e.Took > 0 {
+		fmt.Fprintf(w, "%-44s %12s   %8.0f/s graph writes alone (the import's %d commits, %d N-Quads, again)\n", "", "",
+			float64(e.Turns)/e.Took.Seconds(), e.Commits, e.Quads)
+		fmt.Fprintf(w, "%-44s %12s   %7.0fµs graph writes alone, CPU per turn\n", "", "", float64(e.CPU.Microseconds())/float64(e.Turns))
 	}
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p50", ms(pct(r.Latency, 50)), ms(pct(r.RawLatency, 50)))
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p99", ms(pct(r.Latency, 99)), ms(pct(r.RawLatency, 99)))

@@ -43,13 +43,27 @@ func TestEvalLoCoMo(t *testing.T) {
 			t.Fatalf("recall@%d < recall@%d", evalKs[i], evalKs[i-1])
 		}
 	}
+	// The import's commits, replayed by themselves: every turn's memory at least.
+	if e := res.Engine; e == nil || e.Turns != res.Turns || e.Commits < len(locomoFiles(t)) || e.Quads < 10*e.Turns || e.Took <= 0 {
+		t.Fatalf("graph writes alone: %+v, want the %d turns of the import in at least a commit per conversation", e, res.Turns)
+	}
 	var out bytes.Buffer
 	printEval(&out, res)
-	for _, want := range []string{"overall", "multi-hop", "temporal", "open-domain", "single-hop", "search latency p50", "import, end to end"} {
+	for _, want := range []string{"overall", "multi-hop", "temporal", "open-domain", "single-hop", "search latency p50", "import, end to end",
+		"graph writes alone"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("report lacks %q:\n%s", want, out.String())
 		}
 	}
+}
+
+func locomoFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(locomoDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 func TestRecallSums(t *testing.T) {

@@ -134,6 +134,8 @@ type storeFlags struct {
 	cache cacheFlag
 	// noWarm leaves the read cache to fill as reads come (serve warms it at start).
 	noWarm bool
+	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
+	recorder *graph.Recorder
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -202,7 +204,11 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := graph.Open(ctx, uri, f.cache.options()...)
+	opts := f.cache.options()
+	if f.recorder != nil {
+		opts = append(opts, graph.WithRecorder(f.recorder))
+	}
+	st, err := graph.Open(ctx, uri, opts...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
