@@ -61,6 +61,9 @@ func TestReplayRecordedWritesCopies(t *testing.T) {
 	if _, err := s.ReplayRecorded(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
+	if rec.Commits() != 0 {
+		t.Fatalf("%d commits recorded after the replay took them", rec.Commits())
+	}
 	type node struct {
 		UID     string `json:"uid"`
 		ID      string `json:"tr.id"`
