@@ -311,12 +311,13 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 			return nil, err
 		}
 		waitIdle(2 * time.Minute)
+		e := &engineAlone{Turns: turns, Commits: rec.Commits(), Quads: rec.Quads()}
 		cpu0 := cpuTime()
-		took, err := st.ReplayRecorded(ctx, rec)
-		if err != nil {
+		if e.Took, err = st.ReplayRecorded(ctx, rec); err != nil {
 			return nil, fmt.Errorf("replay the import's commits: %w", err)
 		}
-		out.Engine = &engineAlone{Turns: turns, Commits: rec.Commits(), Quads: rec.Quads(), Took: took, CPU: cpuTime() - cpu0}
+		e.CPU = cpuTime() - cpu0
+		out.Engine = e
 	}
 	return out, nil
 }
