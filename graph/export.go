@@ -597,7 +597,7 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.cache.clear() // imported nodes are written outside the rules the cache follows
-	u := s.b.begin(ctx)
+	u := s.begin(ctx)
 	committed := false
 	defer func() {
 		if !committed {

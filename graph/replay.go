@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,8 +14,8 @@ import (
 // the engine gave the mutation's blank nodes, so that the same writes can be committed again by
 // themselves (Store.ReplayRecorded): the engine's own share of a workload, measured apart from
 // everything the store and the Cortex do around it (the eval's "graph writes alone" line).
-// Recording copies each mutation before the engine takes it; a store that is not recording pays
-// one atomic load per commit.
+// Recording copies each mutation before the engine takes it; a store with a recorder that is not
+// recording pays one atomic load per commit, one without none.
 type Recorder struct {
 	on      atomic.Bool
 	mu      sync.Mutex
@@ -25,23 +24,48 @@ type Recorder struct {
 
 type recordedCommit struct {
 	mu   *api.Mutation
-	uids map[string]string // blank node name (without _:) → uid the engine gave it
+	uids map[string]string // blank node name (without _:) → uid the commit gave it
 }
 
 // WithRecorder makes the store copy its commits into r while r records.
 func WithRecorder(r *Recorder) Option { return func(s *Store) { s.recorder = r } }
 
-// Start begins recording; Stop ends it. Commits recorded stay until Reset.
+// Start begins recording; Stop ends it. Commits recorded stay until a replay takes them.
 func (r *Recorder) Start() { r.on.Store(true) }
 
 // Stop ends recording.
 func (r *Recorder) Stop() { r.on.Store(false) }
 
-// Reset forgets the recorded commits.
-func (r *Recorder) Reset() {
-	r.mu.Lock()
-	r.commits = nil
-	r.mu.Unlock()
+// begin starts a read-write unit of the store's backend: one whose commits r copies while it
+// records, when the store has a recorder.
+func (s *Store) begin(ctx context.Context) unit {
+	u := s.b.begin(ctx)
+	if s.recorder == nil {
+		return u
+	}
+	return recordingUnit{unit: u, r: s.recorder}
+}
+
+// recordingUnit is a unit whose commits its recorder copies while it records, with the uids
+// the commit gave the blank nodes.
+type recordingUnit struct {
+	unit
+	r *Recorder
+}
+
+func (u recordingUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	if !u.r.on.Load() {
+		return u.unit.commit(ctx, mu)
+	}
+	kept := proto.Clone(mu).(*api.Mutation) // before the engine, which owns what it is given
+	uids, err := u.unit.commit(ctx, mu)
+	if err != nil {
+		return nil, err
+	}
+	u.r.mu.Lock()
+	u.r.commits = append(u.r.commits, recordedCommit{mu: kept, uids: uids})
+	u.r.mu.Unlock()
+	return uids, nil
 }
 
 // Commits is the number of commits recorded.
@@ -60,20 +84,6 @@ func (r *Recorder) Quads() int {
 		n += len(c.mu.Set) + len(c.mu.Del)
 	}
 	return n
-}
-
-// copyOf is the mutation to record for mu, or nil when not recording.
-func (r *Recorder) copyOf(mu *api.Mutation) *api.Mutation {
-	if r == nil || !r.on.Load() {
-		return nil
-	}
-	return proto.Clone(mu).(*api.Mutation)
-}
-
-func (r *Recorder) add(mu *api.Mutation, uids map[string]string) {
-	r.mu.Lock()
-	r.commits = append(r.commits, recordedCommit{mu: mu, uids: uids})
-	r.mu.Unlock()
 }
 
 // ReplayRecorded commits the recorded mutations again, one transaction each and in their order,
@@ -120,7 +130,7 @@ func (s *Store) ReplayRecorded(ctx context.Context, r *Recorder) (time.Duration,
 			return 0, wrapErr(err)
 		}
 		for blank, was := range c.uids {
-			if now, ok := uids[strings.TrimPrefix(blank, "_:")]; ok {
+			if now, ok := uids[blank]; ok {
 				remap[was] = now
 			}
 		}

@@ -92,7 +92,6 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.rec = s.recorder
 		s.b, s.embedded = b, true
 		s.cache = newReadCache(s.cacheBytes)
 	case "dgraph":
@@ -100,7 +99,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dgraph %s: %w", u.Host, err)
 		}
-		s.b = &clusterBackend{dg: dg, rec: s.recorder}
+		s.b = &clusterBackend{dg: dg}
 	default:
 		return nil, fmt.Errorf("store uri %q: scheme must be file:// or dgraph://", uri)
 	}
@@ -197,7 +196,6 @@ type embeddedBackend struct {
 	// life keeps reads off a closed engine: reads hold it shared, close exclusively.
 	life   sync.RWMutex
 	closed bool
-	rec    *Recorder // nil unless the store records its commits
 }
 
 // advance moves reads to the engine's newest timestamp. Under the store's write lock (or before
@@ -278,7 +276,6 @@ func (u embeddedUnit) query(ctx context.Context, q string, vars map[string]strin
 }
 
 func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
-	kept := u.e.rec.copyOf(mu)
 	uids, err := u.e.ns.Mutate(ctx, []*api.Mutation{mu})
 	// Also after an error: a transaction that failed after taking its timestamps is never
 	// committed, and a read at a later timestamp does not see what it did not commit.
@@ -290,19 +287,13 @@ func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]
 	for k, v := range uids {
 		out[strings.TrimPrefix(k, "_:")] = fmt.Sprintf("0x%x", v)
 	}
-	if kept != nil {
-		u.e.rec.add(kept, out)
-	}
 	return out, nil
 }
 
 func (u embeddedUnit) discard(context.Context) {}
 
 // clusterBackend talks dgo to Dgraph alphas.
-type clusterBackend struct {
-	dg  *dgo.Dgraph
-	rec *Recorder // nil unless the store records its commits
-}
+type clusterBackend struct{ dg *dgo.Dgraph }
 
 func (c *clusterBackend) alter(ctx context.Context, schema string) error {
 	return c.dg.Alter(ctx, &api.Operation{Schema: schema})
@@ -316,9 +307,7 @@ func (c *clusterBackend) query(ctx context.Context, q string, vars map[string]st
 	return resp.Json, nil
 }
 
-func (c *clusterBackend) begin(ctx context.Context) unit {
-	return &clusterUnit{txn: c.dg.NewTxn(), rec: c.rec}
-}
+func (c *clusterBackend) begin(ctx context.Context) unit { return &clusterUnit{txn: c.dg.NewTxn()} }
 
 func (c *clusterBackend) dropAll(ctx context.Context) error {
 	return c.dg.Alter(ctx, &api.Operation{DropOp: api.Operation_DATA})
@@ -326,10 +315,7 @@ func (c *clusterBackend) dropAll(ctx context.Context) error {
 
 func (c *clusterBackend) close() { c.dg.Close() }
 
-type clusterUnit struct {
-	txn *dgo.Txn
-	rec *Recorder
-}
+type clusterUnit struct{ txn *dgo.Txn }
 
 func (u *clusterUnit) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
 	resp, err := u.txn.QueryWithVars(ctx, q, vars)
@@ -341,13 +327,9 @@ func (u *clusterUnit) query(ctx context.Context, q string, vars map[string]strin
 
 func (u *clusterUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
 	mu.CommitNow = true
-	kept := u.rec.copyOf(mu)
 	resp, err := u.txn.Do(ctx, &api.Request{Mutations: []*api.Mutation{mu}, CommitNow: true})
 	if err != nil {
 		return nil, err
-	}
-	if kept != nil {
-		u.rec.add(kept, resp.Uids)
 	}
 	return resp.Uids, nil
 }
@@ -484,7 +466,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	// concurrent local writers would only abort each other — conflicts remain between servers.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := &tx{s: s, u: s.b.begin(ctx), ctx: ctx}
+	t := &tx{s: s, u: s.begin(ctx), ctx: ctx}
 	committed := false
 	defer func() {
 		if !committed {
@@ -751,7 +733,7 @@ func (s *Store) commitRaw(ctx context.Context, mu *api.Mutation) (map[string]str
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.cache.clear()
-	u := s.b.begin(ctx)
+	u := s.begin(ctx)
 	defer u.discard(ctx)
 	return u.commit(ctx, mu)
 }
