@@ -23,7 +23,6 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
-	"github.com/totalrecall/totalrecall/resolvers"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -275,7 +274,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		go warm(ctx, st, logger)
 	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
-	api := resolvers.NewHandler(cx, ready.Load)
+	api := routes(cx, ready.Load)
 	h.Store(&api)
 	ready.Store(true)
 	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s)\n", ln.Addr(), ln.Addr(), sf.store)

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/resolvers"
+)
+
+// routes is the server's HTTP surface: every adapter (GraphQL and the playground, and those that
+// join them) mounts its paths here, so all of them sit behind the one handler chain serve builds.
+func routes(cx *cortex.Cortex, ready func() bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", resolvers.NewHandler(cx, ready))
+	return mux
+}
