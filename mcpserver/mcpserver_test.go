@@ -547,7 +547,7 @@ func TestToolsOverStdioBridge(t *testing.T) {
 	call(t, cs, "claim_memory", map[string]any{"memory_id": a.Memory.MemoryID}, &claimed)
 	call(t, cs, "associate_memories", map[string]any{"source_id": a.Memory.MemoryID, "target_id": b.Memory.MemoryID, "type": "THEMATIC", "strength": 0.8}, nil)
 	var rec struct {
-		Status   string `json:"status"`
+		Status   string                    `json:"status"`
 		Recalled []struct{ Memory memory } `json:"recalled"`
 	}
 	call(t, cs, "total_recall_advisory", map[string]any{"source_memory_ids": []string{a.Memory.MemoryID}}, &rec)
@@ -627,7 +627,9 @@ func TestChannelNotificationOverStdio(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	byID := func(id float64) func(map[string]any) bool { return func(m map[string]any) bool { return m["id"] == id } }
+	byID := func(id float64) func(map[string]any) bool {
+		return func(m map[string]any) bool { return m["id"] == id }
+	}
 	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18",
 		"capabilities": map[string]any{"experimental": map[string]any{"claude/channel": map[string]any{}}}, "clientInfo": map[string]any{"name": "claude-code", "version": "2"}}})
 	init := msgs.take(byID(1))
