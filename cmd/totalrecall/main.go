@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/totalrecall/totalrecall/cli"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
@@ -52,6 +53,8 @@ Usage:
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
 
+Clients of a running server (they never open a data folder):
+` + cli.Usage + `
 The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
 graph lives in PATH/graph, the search index in PATH/index); dgraph://HOST:PORT connects to a
 Dgraph cluster (options: ?sslmode=disable|require|verify-ca, apikey=... or bearertoken=...,
@@ -73,6 +76,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
+	}
+	if cli.IsCommand(args[0]) {
+		return cli.Run(args, os.Stdin, stdout, stderr)
 	}
 	switch args[0] {
 	case "serve":
