@@ -36,16 +36,16 @@ Usage:
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
-  totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
-  totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
-  totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
+  totalrecall export  [--store URI | --server URL] [--out FILE]   dump the whole graph as JSON Lines (ids preserved)
+  totalrecall import dump [--store URI | --server URL] FILE|-     load an export (once; the store may hold other scopes)
+  totalrecall import locomo|events|agents [--store URI | --server URL] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
                                                       agent transcripts (idempotent; run again to resume)
-  totalrecall analyze --scope ID --type NAME          run an analysis on episodes (persons, entities, topics,
+  totalrecall analyze [--server URL] --scope ID --type NAME   run an analysis on episodes (persons, entities, topics,
                                                       file_references, dates; llm with --llm-url)
-  totalrecall fork    [--scope ID] --query TEXT       the past agent turns most relevant to a new session
+  totalrecall fork    [--server URL] [--scope ID] --query TEXT   the past agent turns most relevant to a new session
                                                       (without --scope: of every scope with agent sessions)
-  totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
+  totalrecall embed   --scope ID (--embed-url URL --embed-model M | --server URL)   give memories vectors
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
@@ -209,6 +209,9 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := f.lockData(); err != nil {
+		return nil, nil, nil, err
+	}
 	opts := f.cache.options()
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
@@ -330,6 +333,10 @@ func reindex(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Never the index of a server that runs: the folders are locked before anything is removed.
+	if err := sf.lockData(); err != nil {
+		return err
+	}
 	// Rebuilding is dropping the derived index and letting the Cortex catch up from the log.
 	if err := os.RemoveAll(idxDir); err != nil {
 		return err
@@ -353,11 +360,18 @@ func exportCmd(args []string, stdout io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("out", "-", "file to write (- for standard output)")
+	server := fs.String("server", "", "dump the graph of this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *server != "" {
+		return exportOverServer(*server, *out, stdout)
+	}
 	uri, _, err := sf.paths()
 	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -389,6 +403,7 @@ func importDump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("import dump", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
+	server := fs.String("server", "", "load the dump into this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -396,16 +411,6 @@ func importDump(args []string, stdout io.Writer) error {
 		return errors.New("import dump: give the dump file (or - for standard input)")
 	}
 	in := fs.Arg(0)
-	uri, _, err := sf.paths()
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	st, err := graph.Open(ctx, uri)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var r io.Reader = os.Stdin
 	if in != "-" {
 		f, err := os.Open(in)
@@ -415,6 +420,22 @@ func importDump(args []string, stdout io.Writer) error {
 		defer f.Close()
 		r = f
 	}
+	ctx := context.Background()
+	if *server != "" {
+		return importDumpOverServer(ctx, *server, r, stdout)
+	}
+	uri, _, err := sf.paths()
+	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
+		return err
+	}
+	st, err := graph.Open(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	n, err := st.Import(ctx, r)
 	if err != nil {
 		return err
