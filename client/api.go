@@ -23,6 +23,9 @@ const NotificationFields = `__typename id scopeId instanceId timestamp
   ... on BreakNotification { sessionId minutesInTaskMode suggestion }
   ... on TotalRecallNotification { depthReached originRequestId sourceMemoryIds recalled { ` + RankedFields + ` depth } }`
 
+// TotalRecallFields selects a TotalRecallNotification.
+const TotalRecallFields = `__typename id scopeId instanceId timestamp depthReached originRequestId sourceMemoryIds recalled { ` + RankedFields + ` depth }`
+
 const scopeFields = `id name createdAt agentKernel { id scopeId family content updatedAt } worldKernel { id scopeId family content updatedAt }`
 
 const sessionFields = `id scopeId instanceId mindType startedAt lastHeartbeatAt endedAt reason mode durationSeconds memoriesStored`
@@ -221,7 +224,7 @@ func (c *Client) TotalRecall(ctx context.Context, ids []string, maxDepth int, in
 		vars["i"] = instanceID
 	}
 	err := c.Do(ctx, `mutation($ids: [ID!]!, $d: Int, $i: ID, $w: Int) {
-  totalRecall(sourceMemoryIds: $ids, maxDepth: $d, instanceId: $i, waitSeconds: $w) { originRequestId declined notification { `+NotificationFields+` } } }`, vars, &out)
+  totalRecall(sourceMemoryIds: $ids, maxDepth: $d, instanceId: $i, waitSeconds: $w) { originRequestId declined notification { `+TotalRecallFields+` } } }`, vars, &out)
 	if err != nil {
 		return nil, err
 	}
