@@ -456,6 +456,14 @@ func TestChannelNotificationsAndQueue(t *testing.T) {
 		return err == nil && len(q) == 0
 	})
 
+	// A recollection the tool waits for is the tool's to return, not the channel's to push.
+	other := r.tool("store_memory", map[string]any{"content": "we also ship hotfixes on Mondays"})["memory"].(map[string]any)["memory_id"].(string)
+	r.tool("associate_memories", map[string]any{"source_id": memID, "target_id": other, "type": "THEMATIC", "strength": 0.6})
+	if rec := r.tool("total_recall_advisory", map[string]any{"source_memory_ids": []string{memID}}); rec["status"] != "recalled" {
+		t.Fatalf("total recall: %v", rec)
+	}
+	r.noChannel(500 * time.Millisecond)
+
 	// Nothing listens for another instance: its notification waits in the queue.
 	quiet := s.connect(t, "scope=proj&instance=cc-session-2")
 	call(t, quiet, "session_start", map[string]any{}, nil)

@@ -137,7 +137,7 @@ func (s *Server) push(ctx context.Context, b *binding, st *sseStream, inst strin
 	}
 	seen := map[string]bool{}
 	deliver := func(e *domain.Event) bool {
-		if seen[e.ID()] {
+		if seen[e.ID()] || b.awaits(pstr(e.Payload, "originRequestId")) {
 			return true
 		}
 		seen[e.ID()] = true
@@ -229,4 +229,28 @@ func pstrs(p map[string]any, k string) []string {
 		out = append(out, v...)
 	}
 	return out
+}
+
+// await marks a total recall a tool waits for (until done is called).
+func (b *binding) await(origin string) (done func()) {
+	b.mu.Lock()
+	if b.awaited == nil {
+		b.awaited = map[string]bool{}
+	}
+	b.awaited[origin] = true
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.awaited, origin)
+		b.mu.Unlock()
+	}
+}
+
+func (b *binding) awaits(origin string) bool {
+	if origin == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.awaited[origin]
 }

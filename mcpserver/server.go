@@ -64,13 +64,15 @@ func New(cx *cortex.Cortex, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	// The SDK logs every session's comings and goings at INFO: only its warnings are kept.
+	sdkLog := slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = 30 * time.Minute
 	}
 	s := &Server{cx: cx, logger: opts.Logger, sessions: map[string]*binding{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "totalrecall", Title: "totalrecall memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       opts.Logger,
+		Logger:       sdkLog,
 		Capabilities: &mcp.ServerCapabilities{
 			Experimental: map[string]any{ChannelCapability: map[string]any{}},
 			Tools:        &mcp.ToolCapabilities{},
@@ -83,7 +85,7 @@ func New(cx *cortex.Cortex, opts Options) *Server {
 	s.addTools()
 	s.addResources()
 	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionTimeout})
+		&mcp.StreamableHTTPOptions{Logger: sdkLog, SessionTimeout: opts.SessionTimeout})
 	return s
 }
 
@@ -94,6 +96,19 @@ const instructions = `totalrecall is your long-term memory: a graph of typed mem
 - When a search hints at more, call total_recall_advisory on the best results: it walks their associations and returns the recollection.
 - Link related memories with associate_memories; move a memory between tiers with reclassify_memory; reflect lists memories that need your judgment.
 Everything you store stays in this connection's scope.`
+
+// minLevel passes on the records of at least its level.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.min && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(as []slog.Attr) slog.Handler { return minLevel{m.Handler.WithAttrs(as), m.min} }
+func (m minLevel) WithGroup(n string) slog.Handler       { return minLevel{m.Handler.WithGroup(n), m.min} }
 
 // binding is what a connection is bound to: its scope, and the mind instance once known.
 type binding struct {
@@ -109,6 +124,9 @@ type binding struct {
 	stream    *sseStream
 	streamCtx context.Context
 	pushing   bool
+	// awaited are the total recalls a tool of this connection waits for: their recollections
+	// are the tool's to return, not the channel's to push.
+	awaited map[string]bool
 }
 
 type bindingKey struct{}

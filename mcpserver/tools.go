@@ -531,8 +531,12 @@ func (s *Server) addTools() {
 					return "", recallOut{}, err
 				}
 			}
+			origin := domain.NewID()
+			if wait > 0 {
+				defer b.await(origin)()
+			}
 			rec, err := s.cx.TotalRecallAndWait(ctx, cortex.TotalRecallInput{SourceMemoryIDs: in.SourceMemoryIDs, MaxDepth: in.MaxDepth,
-				InstanceID: s.instanceOf(b, in.InstanceID), SessionID: s.mindSession(ctx, b)}, wait)
+				InstanceID: s.instanceOf(b, in.InstanceID), SessionID: s.mindSession(ctx, b), RequestID: origin}, wait)
 			if err != nil {
 				return "", recallOut{}, err
 			}
