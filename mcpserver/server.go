@@ -107,8 +107,10 @@ func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= m.min && m.Handler.Enabled(ctx, l)
 }
 
-func (m minLevel) WithAttrs(as []slog.Attr) slog.Handler { return minLevel{m.Handler.WithAttrs(as), m.min} }
-func (m minLevel) WithGroup(n string) slog.Handler       { return minLevel{m.Handler.WithGroup(n), m.min} }
+func (m minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(as), m.min}
+}
+func (m minLevel) WithGroup(n string) slog.Handler { return minLevel{m.Handler.WithGroup(n), m.min} }
 
 // binding is what a connection is bound to: its scope, and the mind instance once known.
 type binding struct {
