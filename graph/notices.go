@@ -86,6 +86,16 @@ func (s *Store) QueuedNotifications(ctx context.Context, instanceID, scopeID str
 // at most MaxTakenNotifications) and removes them from the queue, in one write: two takers never
 // both get one. Notices whose notification is gone are dropped.
 func (s *Store) TakeNotifications(ctx context.Context, instanceID, scopeID string) ([]*domain.Event, error) {
+	// Mostly there is nothing to take: a read says so without the write lock.
+	var peek struct {
+		Q []noticeNode `json:"q"`
+	}
+	if err := s.read(ctx, noticeQuery, map[string]string{"$i": instanceID, "$s": scopeID}, &peek); err != nil {
+		return nil, err
+	}
+	if len(peek.Q) == 0 {
+		return []*domain.Event{}, nil
+	}
 	return write(ctx, s, nil, func(t *tx) ([]*domain.Event, error) {
 		var r struct {
 			Q []noticeNode `json:"q"`

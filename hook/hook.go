@@ -383,28 +383,28 @@ const FlashbackRunes = 600
 
 func (h *run) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
 	c := h.opts.Client
-	sc, alive, err := h.scope(ctx, in, "TASK")
+	sc, _, err := h.scope(ctx, in, "")
 	if err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	if !alive {
-		// No session-start hook ran (or the session timed out): start one now.
-		h.at("starting the session")
-		s, err := c.SessionStart(ctx, in.SessionID, in.agent(), sc.ID)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(&b, "[totalrecall] Your memory is the scope %q (%s); your instance id is %s.\n%s\n", sc.Name, sc.ID, in.SessionID, s.Welcome)
-	}
-	h.at("resonating, taking notifications")
+	// The heartbeat, the flashbacks and the queue side by side: none waits for another.
+	h.at("heartbeat, resonating, taking notifications")
 	var (
-		wg         sync.WaitGroup
-		flashbacks []client.RankedMemory
-		notes      []client.Notification
-		errF, errN error
+		wg               sync.WaitGroup
+		alive            bool
+		flashbacks       []client.RankedMemory
+		notes            []client.Notification
+		errH, errF, errN error
 	)
-	wg.Add(2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		var out struct {
+			Alive bool `json:"heartbeat"`
+		}
+		errH = c.Do(ctx, `mutation($i: ID!) { heartbeat(instanceId: $i, mode: TASK) }`, map[string]any{"i": in.SessionID}, &out)
+		alive = out.Alive
+	}()
 	go func() {
 		defer wg.Done()
 		var out struct {
@@ -431,11 +431,20 @@ func (h *run) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) 
 		}()
 	}
 	wg.Wait()
-	if errF != nil {
-		return nil, errF
+	for _, err := range []error{errH, errF, errN} {
+		if err != nil {
+			return nil, err
+		}
 	}
-	if errN != nil {
-		return nil, errN
+	var b strings.Builder
+	if !alive {
+		// No session-start hook ran (or the session timed out): start one now.
+		h.at("starting the session")
+		s, err := c.SessionStart(ctx, in.SessionID, in.agent(), sc.ID)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "[totalrecall] Your memory is the scope %q (%s); your instance id is %s.\n%s\n", sc.Name, sc.ID, in.SessionID, s.Welcome)
 	}
 	if len(flashbacks) > 0 {
 		b.WriteString("[totalrecall] Memories this prompt brings back (claim_memory those that matter; total_recall_advisory to go deeper):\n")
