@@ -671,3 +671,30 @@ func TestBridgeWithoutServer(t *testing.T) {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }
+
+func TestSessionBoundToItsKey(t *testing.T) {
+	s := newStack(t)
+	r := openRaw(t, s, "scope=keys", false)
+	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+	for key, want := range map[string]int{"": http.StatusOK, "Bearer trk_other": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodPost, r.url, strings.NewReader(string(raw)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", r.session)
+		if key != "" {
+			req.Header.Set("Authorization", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("with Authorization %q: %s %s, want %d", key, resp.Status, body, want)
+		}
+		if want == http.StatusForbidden && string(body) != "totalrecall: FORBIDDEN: the MCP session was opened with another key\n" {
+			t.Errorf("refusal: %q", body)
+		}
+	}
+}

@@ -13,6 +13,8 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,7 +117,8 @@ func (m minLevel) WithGroup(n string) slog.Handler { return minLevel{m.Handler.W
 // binding is what a connection is bound to: its scope, and the mind instance once known.
 type binding struct {
 	scope    *domain.Scope
-	channels *bool // ?channels=true|false; nil: as the client declares
+	channels *bool  // ?channels=true|false; nil: as the client declares
+	auth     string // a digest of the Authorization header that opened the session
 
 	mu        sync.Mutex
 	instance  string
@@ -158,6 +161,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.lookup(sid)
+	if b != nil && b.auth != keyOf(r) {
+		// Tools run with the principal of the request that opened the session: another key
+		// must not ride on it.
+		httpError(w, http.StatusForbidden, domain.Errorf(domain.EFORBIDDEN, "the MCP session was opened with another key"))
+		return
+	}
 	if b != nil && r.Method == http.MethodGet {
 		// The standalone stream: channel notifications are written beside the SDK's messages.
 		st := &sseStream{ResponseWriter: w}
@@ -183,7 +192,7 @@ func (s *Server) bind(r *http.Request) (*binding, int, error) {
 	if err != nil {
 		return nil, statusOf(err), err
 	}
-	b := &binding{scope: sc}
+	b := &binding{scope: sc, auth: keyOf(r)}
 	if inst := q.Get("instance"); inst != "" {
 		b.instance = inst
 	}
@@ -195,6 +204,16 @@ func (s *Server) bind(r *http.Request) (*binding, int, error) {
 		b.channels = &on
 	}
 	return b, 0, nil
+}
+
+// keyOf is a digest of the request's credentials (none: "").
+func keyOf(r *http.Request) string {
+	a := r.Header.Get("Authorization")
+	if a == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(a))
+	return hex.EncodeToString(sum[:])
 }
 
 // initialized learns what the client declared, and forgets the session when it closes.
