@@ -15,8 +15,8 @@ import (
 // takes a lock of its own beside the folder (FOLDER.lock): the engine's Badger lock ends the
 // process with a stack trace, and a second Bleve on a held index waits on its bolt lock forever.
 // A folder held by another process fails at once with one line naming it and pointing at
-// --server. The lock is this process's until it exits; opening the folder again in the same
-// process (a restart in the tests) finds it held already by itself.
+// --server. serve gives the locks back when it has closed the folders; a command that exits
+// leaves that to the kernel. Opening a folder again in the same process finds it held by itself.
 
 var held struct {
 	sync.Mutex
@@ -62,6 +62,33 @@ func lockFolder(dir string) error {
 }
 
 func pidString() string { return strconv.Itoa(os.Getpid()) }
+
+// unlockFolder gives dir's lock back (the process closed what it opened there).
+func unlockFolder(dir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	abs = filepath.Clean(abs)
+	held.Lock()
+	defer held.Unlock()
+	if f := held.files[abs]; f != nil {
+		f.Close() // the flock goes with the file
+		delete(held.files, abs)
+	}
+}
+
+// unlockData gives back the locks lockData took, once the store and index are closed.
+func (f *storeFlags) unlockData() {
+	uri, idx, err := f.paths()
+	if err != nil {
+		return
+	}
+	if p, ok := strings.CutPrefix(uri, "file://"); ok {
+		unlockFolder(p)
+	}
+	unlockFolder(idx)
+}
 
 // lockData takes the locks of the folders the store flags name: the embedded graph's folder and
 // the search index's.

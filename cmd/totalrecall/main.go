@@ -306,6 +306,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	cx.Close()
 	idx.Close()
 	st.Close()
+	sf.unlockData()
 	return nil
 }
 
