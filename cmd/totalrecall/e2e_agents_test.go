@@ -100,6 +100,9 @@ func TestHeldFolders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	if _, err := buildBinary(); err != nil { // before the clock starts
+		t.Fatal(err)
+	}
 	for name, sf := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			flags := sf(t)
