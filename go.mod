@@ -10,10 +10,12 @@ require (
 	github.com/blevesearch/scorch_segment_api/v2 v2.4.10
 	github.com/dgraph-io/dgo/v250 v250.0.0
 	github.com/goccy/go-json v0.10.5
+	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/hypermodeinc/dgraph/v25 v25.0.0
 	github.com/hypermodeinc/modusgraph v0.2.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/vektah/gqlparser/v2 v2.5.30
 	go.opencensus.io v0.24.0
 	google.golang.org/grpc v1.75.1
@@ -79,7 +81,6 @@ require (
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/google/codesearch v1.2.0 // indirect
 	github.com/google/flatbuffers v25.2.10+incompatible // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/pprof v0.0.0-20250423184734-337e5dd93bb4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.27.2 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
@@ -108,7 +109,6 @@ require (
 	github.com/minio/minio-go/v7 v7.0.95 // indirect
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
 	github.com/mitchellh/mapstructure v1.5.1-0.20231216201459-8508981c8b6c // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
