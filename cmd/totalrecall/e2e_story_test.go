@@ -141,10 +141,10 @@ func (s *server) pending(t testing.TB, scope string) pendingView {
 
 type chapterView struct {
 	ID, Title, Content, Mode, LastProcessed, From, To string
-	Number, Memories, Tokens                         int
-	MemoryIds                                        []string
-	Model                                            *string
-	Knowledge                                        struct {
+	Number, Memories, Tokens                          int
+	MemoryIds                                         []string
+	Model                                             *string
+	Knowledge                                         struct {
 		Type, Title string
 		Tags        []string
 	}
@@ -703,9 +703,9 @@ func testJournal(t *testing.T, s *server) {
 		t.Fatalf("helix hits = %+v", hs)
 	}
 	get := func(path string, from, n any) (snip struct {
-		Path                               string
+		Path                        string
 		FromLine, Lines, TotalLines int
-		Text                               string
+		Text                        string
 	}) {
 		var r struct {
 			JournalGet struct {
