@@ -31,12 +31,13 @@ type fakeModel struct {
 	calls atomic.Int64
 	mu    sync.Mutex
 	asked []string // the user prompt of every call
-	// called receives the number of a call as it arrives (never blocks).
-	called chan int64
+	// called receives the number of a call as it arrives, answered once its whole answer is
+	// sent (neither ever blocks).
+	called, answered chan int64
 }
 
 func newFakeModel(t *testing.T) *fakeModel {
-	f := &fakeModel{called: make(chan int64, 1000)}
+	f := &fakeModel{called: make(chan int64, 1000), answered: make(chan int64, 1000)}
 	f.mode.Store("chapter")
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -75,8 +76,15 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	answer := func(content string) {
+		body, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		w.Write(body)
+		w.(http.Flusher).Flush() // the client has the whole answer now, before this handler returns
+		select {
+		case f.answered <- n:
+		default:
+		}
 	}
 	// A chapter that says how many memories it was told (one transcript line each).
 	told := strings.Count(in.Messages[1].Content, "\n[")
@@ -769,4 +777,176 @@ func testJournal(t *testing.T, s *server) {
 	if len(r.SearchArtifacts) != 0 {
 		t.Fatalf("NARRATIVE search found journal pages: %+v", r)
 	}
+}
+
+// TestStoryKilledServerTellsEverythingOnce kills a real server process with SIGKILL while the
+// model writes a chapter, and right after the model answered (before or after the commit: the
+// kill races it), then restarts it on the same data: every pending memory is told, in exactly
+// one chapter.
+func TestStoryKilledServerTellsEverythingOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a real server process")
+	}
+	model := newFakeModel(t)
+	dir := t.TempDir()
+	args := []string{"--store", "file://" + dir, "--llm-url", model.url(), "--llm-model", "fake-scribe",
+		"--story-threshold-tokens", "40", "--story-timeout", "2s", "--story-retry", "200ms", "--story-retry-max", "1s", "--story-scan", "300ms",
+		"--decay-interval", "0"}
+	for _, c := range []struct{ name, mode string }{{"WhileTheModelWrites", "block"}, {"RightAfterTheModelAnswered", "chapter"}} {
+		t.Run(c.name, func(t *testing.T) {
+			model.set(c.mode)
+			p := startProcess(t, args...)
+			s := &server{addr: p.addr}
+			scope, _, _ := s.createScope(t, "killed "+c.name)
+			sess := s.sessionStart(t, "killed-"+c.mode, "claude", scope)
+			for len(model.called) > 0 {
+				<-model.called
+			}
+			for len(model.answered) > 0 {
+				<-model.answered
+			}
+			before := model.calls.Load()
+			ids := s.storeInSession(t, scope, sess.SessionID, c.mode, 3)
+			wait := model.called
+			if c.mode == "chapter" {
+				wait = model.answered
+			}
+			select {
+			case <-wait:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the model was never asked")
+			}
+			if err := p.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			p.cmd.Wait()
+			model.set("chapter")
+			p = startProcess(t, args...)
+			defer func() { p.cmd.Process.Signal(os.Interrupt); p.cmd.Wait() }()
+			s = &server{addr: p.addr}
+			var st storyView
+			eventually(t, func() string {
+				if st = s.story(t, scope); len(st.Chapters) != 1 {
+					return fmt.Sprintf("%d chapters after the restart, want 1", len(st.Chapters))
+				}
+				return ""
+			})
+			time.Sleep(time.Second) // the Subconscious's scans find nothing more to tell
+			st = s.story(t, scope)
+			if len(st.Chapters) != 1 || !sameSet(st.Chapters[0].MemoryIds, ids) || st.Chapters[0].Number != 1 {
+				t.Fatalf("story after the kill: %+v", st.Chapters)
+			}
+			if pn := s.pending(t, scope); pn.Tokens != 0 || len(pn.Entries) != 0 || pn.Chapters != 1 {
+				t.Fatalf("pending after the kill: %+v", pn)
+			}
+			t.Logf("the model was asked %d times", model.calls.Load()-before)
+		})
+	}
+}
+
+// TestStoryTwoServersOneCluster runs two server processes on one Dgraph cluster, both with the
+// model and a threshold: memories stored in one session through both, while both are asked for
+// chapters again and again. Every memory is told in exactly one chapter; chapters are numbered
+// once each.
+func TestStoryTwoServersOneCluster(t *testing.T) {
+	uri := os.Getenv("TOTALRECALL_TEST_DGRAPH")
+	if uri == "" {
+		t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
+	}
+	model := newFakeModel(t)
+	model.delay.Store(int64(100 * time.Millisecond)) // a wider window for the servers to race in
+	args := func(index string) []string {
+		return []string{"--store", uri, "--index", filepath.Join(t.TempDir(), index), "--llm-url", model.url(), "--llm-model", "fake-scribe",
+			"--story-threshold-tokens", "40", "--story-timeout", "5s", "--story-retry", "100ms", "--story-retry-max", "400ms",
+			"--story-scan", "200ms", "--decay-interval", "0"}
+	}
+	a := serveProcess(t, args("a")...)
+	defer a.stop(t)
+	b := serveProcess(t, args("b")...)
+	defer b.stop(t)
+	scope, _, _ := a.createScope(t, "two servers")
+	sess := a.sessionStart(t, "two-servers-"+runID, "claude", scope)
+
+	stop := make(chan struct{})
+	var asked sync.WaitGroup
+	var conflicts, written atomic.Int64
+	for _, srv := range []*server{a, b, a, b} {
+		asked.Add(1)
+		go func(srv *server) {
+			defer asked.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r, err := srv.try(`mutation($s: ID!) { consolidateStory(scopeId: $s) { id } }`, map[string]any{"s": scope})
+				switch {
+				case err != nil:
+					t.Error(err)
+					return
+				case len(r.Errors) > 0 && r.Errors[0].Extensions["code"] == "CONFLICT":
+					conflicts.Add(1)
+				case len(r.Errors) > 0:
+					t.Errorf("consolidateStory: %+v", r.Errors)
+					return
+				case string(r.Data) != `{"consolidateStory":null}`:
+					written.Add(1)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}(srv)
+	}
+	var ids []string
+	for i := 0; i < 12; i++ {
+		srv := []*server{a, b}[i%2]
+		ids = append(ids, srv.storeInSession(t, scope, sess.SessionID, fmt.Sprint("both ", i), 1)...)
+	}
+	// Every memory reaches a chapter.
+	told := func() ([]chapterView, map[string]int) {
+		st := a.story(t, scope)
+		n := map[string]int{}
+		for _, ch := range st.Chapters {
+			for _, id := range ch.MemoryIds {
+				n[id]++
+			}
+		}
+		return st.Chapters, n
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, n := told(); len(n) == len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			chs, n := told()
+			t.Fatalf("after 60s %d of %d memories told in %d chapters", len(n), len(ids), len(chs))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	close(stop)
+	asked.Wait()
+	chs, n := told()
+	for _, id := range ids {
+		if n[id] != 1 {
+			t.Fatalf("memory %s told %d times", id, n[id])
+		}
+	}
+	total := 0
+	for i, ch := range chs {
+		if ch.Number != i+1 {
+			t.Fatalf("chapter %d is numbered %d", i+1, ch.Number)
+		}
+		total += ch.Memories
+	}
+	if total != len(ids) || len(n) != len(ids) {
+		t.Fatalf("%d chapters tell %d memories (%d distinct), want %d", len(chs), total, len(n), len(ids))
+	}
+	for _, srv := range []*server{a, b} {
+		if p := srv.pending(t, scope); p.Tokens != 0 || len(p.Entries) != 0 || p.Chapters != len(chs) {
+			t.Fatalf("pending on %s = %+v", srv.addr, p)
+		}
+	}
+	t.Logf("%d chapters; %d written on request, %d requests refused as CONFLICT; the model was asked %d times",
+		len(chs), written.Load(), conflicts.Load(), model.calls.Load())
 }
