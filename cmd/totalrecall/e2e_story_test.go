@@ -329,6 +329,20 @@ func TestStoryEndToEnd(t *testing.T) {
 		if !sameSet(targets, ids) || dv.DerivedView.Lineage.Origin.Type != "ConsolidateStoryCommand" || dv.DerivedView.Cleanup.Eligibility != "DIGEST" {
 			t.Fatalf("derivedView = %+v", dv)
 		}
+		// The digest: the chapter is never stale and keeps the memories it tells in service,
+		// while a memory no chapter tells is proposed once unused.
+		var dg struct {
+			RunDigest struct{ Proposals []struct{ ArtifactID string } }
+		}
+		s.ok(t, `mutation($s: ID!) { runDigest(input: {scopeId: $s, propose: true, staleAfterDays: 0}) { proposals { artifactId } } }`,
+			map[string]any{"s": scope}, &dg)
+		var proposed []string
+		for _, p := range dg.RunDigest.Proposals {
+			proposed = append(proposed, p.ArtifactID)
+		}
+		if len(proposed) != 2 || contains(proposed, ch.ID) || contains(proposed, ids[0]) || contains(proposed, ids[2]) {
+			t.Fatalf("proposals = %v, want the two memories stored outside the session", proposed)
+		}
 		var mv struct {
 			DerivedView struct{ Support struct{ Supported bool } }
 		}

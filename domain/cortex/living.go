@@ -192,8 +192,11 @@ func (c *Cortex) SessionStart(ctx context.Context, in SessionStartInput) (*Sessi
 	}
 	story := ""
 	if c.story != nil {
+		// The session is started: a story that cannot be read now leaves it out rather than
+		// failing a start that a retry would turn into a crashed session.
 		if story, err = c.StoryContext(ctx, in.ScopeID, 0); err != nil {
-			return nil, err
+			c.logger.Warn("session start: the story could not be read", "scope", in.ScopeID, "err", err)
+			story = ""
 		}
 	}
 	return &SessionContext{Session: sess, Scope: sc, Identity: page.Memories, LastSession: last,

@@ -5623,6 +5623,7 @@ type Subscription {
 # the journal, a mind's Markdown notes (MEMORY.md, memory/*.md), kept as knowledge pages of type
 # JOURNAL.
 
+# NARRATIVE and JOURNAL pages are saved by the server alone: saveKnowledge refuses them (FORBIDDEN).
 extend enum KnowledgeType {
   "A chapter of the story, written by the Subconscious (consolidateStory); never saved by callers."
   NARRATIVE
@@ -5630,12 +5631,16 @@ extend enum KnowledgeType {
   JOURNAL
 }
 
-"How a chapter was written: MODEL — by the chat model the server names (serve --llm-url, --llm-model); DIGEST — without one, as a dated digest of its memories by salience."
+"""
+How a chapter was written: MODEL — by the chat model the server names (serve --llm-url, --llm-model); DIGEST — without one, as a dated digest of its memories by salience.
+Errors: none.
+"""
 enum StoryMode { MODEL DIGEST }
 
 """
 A memory waiting in its scope's pending log: stored in a mind's session (with the id of an active
 session as sessionId; heartbeat-only messages never), told by no chapter yet.
+Errors: none.
 """
 type PendingMemory {
   memoryId: ID!
@@ -5652,7 +5657,8 @@ type PendingMemory {
 }
 
 """
-A scope's pending log: what the next chapters will tell, oldest first. Errors: NOT_FOUND, INVALID_ARGUMENT.
+A scope's pending log: what the next chapters will tell, oldest first.
+Errors: none.
 """
 type PendingNarrative {
   scopeId: ID!
@@ -5672,6 +5678,7 @@ type PendingNarrative {
 """
 A chapter of a scope's story: a knowledge page of type NARRATIVE that derives (DERIVED_FROM) from
 the memories it tells and from the chapter before it.
+Errors: NOT_FOUND (memoryIds of a chapter deleted meanwhile).
 """
 type StoryChapter {
   "The chapter's knowledge page id (derivedView, history and references take it)."
@@ -5702,6 +5709,7 @@ type StoryChapter {
 
 """
 A scope's story: every active chapter in order, and the whole as Markdown.
+Errors: as StoryChapter's.
 """
 type Story {
   scopeId: ID!
@@ -5713,7 +5721,10 @@ type Story {
   tokens: Int!
 }
 
-"Where a JOURNAL page lies in its file."
+"""
+Where a JOURNAL page lies in its file.
+Errors: none.
+"""
 type JournalSection {
   "The file, relative to the journal's folder: MEMORY.md or memory/….md."
   path: String!
@@ -5724,7 +5735,10 @@ type JournalSection {
   lines: Int!
 }
 
-"Lines of a journal file, as last imported."
+"""
+Lines of a journal file, as last imported.
+Errors: none.
+"""
 type JournalSnippet {
   scopeId: ID!
   path: String!
@@ -5736,7 +5750,10 @@ type JournalSnippet {
   text: String!
 }
 
-"What an import of a journal did."
+"""
+What an import of a journal did.
+Errors: none.
+"""
 type JournalImport {
   scopeId: ID!
   files: Int!
@@ -5749,7 +5766,10 @@ type JournalImport {
   unchanged: Int!
 }
 
-"One file of a journal."
+"""
+One file of a journal. A path that is not MEMORY.md or memory/….md (relative, clean, printable), a content larger than the content limit or holding NUL is refused.
+Errors: INVALID_ARGUMENT.
+"""
 input JournalFileInput {
   "Relative to the journal's folder: MEMORY.md, or a Markdown file under memory/."
   path: String!
@@ -5757,17 +5777,26 @@ input JournalFileInput {
 }
 
 extend type Knowledge {
-  "Where the page lies in the journal (JOURNAL pages); null for other pages."
+  """
+  Where the page lies in the journal (JOURNAL pages); null for other pages.
+  Errors: none.
+  """
   journal: JournalSection
 }
 
 extend type SessionContext {
-  "The scope's story where the mind starts: its newest chapters within the server's budget (serve --story-context-tokens, default 2,000 tokens); null before the first chapter."
+  """
+  The scope's story where the mind starts: its newest chapters within the server's budget (serve --story-context-tokens, default 2,000 tokens); null before the first chapter.
+  Errors: none.
+  """
   story: String
 }
 
 extend type PromptContext {
-  "The part of text that is the story (promptContext with includeStory): its newest chapters within half of maxTokens, before the memories."
+  """
+  The part of text that is the story (promptContext with includeStory): its newest chapters within half of maxTokens, before the memories.
+  Errors: none.
+  """
   story: String
 }
 
@@ -5784,7 +5813,8 @@ extend type Query {
   story(scopeId: ID!): Story!
   """
   Lines of a journal file as last imported (seed 003's journal_memory_get): from fromLine (1-based, default 1), at most lines of them (default: to the end).
-  Errors: NOT_FOUND (no such file in the scope's journal), INVALID_ARGUMENT.
+  NOT_FOUND: no such file in the scope's journal.
+  Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
   """
   journalGet(scopeId: ID!, path: String!, fromLine: Int, lines: Int): JournalSnippet!
 }
@@ -5792,12 +5822,14 @@ extend type Query {
 extend type Mutation {
   """
   Writes the next chapter of a scope's story now, from its oldest pending memories (up to the threshold's tokens): with a chat model a first-person chapter from their transcript and the story so far, without one a dated digest by salience. The chapter, the moved anchor and the emptied entries commit in one write; a StoryChapterWritten event follows. Null when nothing is pending. A failed, late or malformed answer of the model leaves the pending log as it was and is recorded (StoryConsolidationFailed). A retry with the same requestId returns the first chapter.
-  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT (another consolidation of the scope is under way, or requestId reused), UNAVAILABLE (the model failed).
+  CONFLICT: another consolidation of the scope is under way, or requestId was used for another request. UNAVAILABLE: the model failed, was late or answered no chapter.
+  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
   """
   consolidateStory(scopeId: ID!, sessionId: ID, requestId: ID): StoryChapter
   """
   Makes a scope's journal pages mirror the journal given whole (MEMORY.md and memory/*.md): one knowledge page of type JOURNAL per section, titled with its path and headings, tagged "journal" and "journal:PATH". Idempotent: unchanged sections are left alone, changed ones updated, those no longer there deleted. Search it with searchArtifacts(knowledgeTypes: [JOURNAL]).
-  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT (a concurrent import of the scope).
+  CONFLICT: another import of the scope created the same pages at the same moment (import again).
+  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
   """
   importJournal(scopeId: ID!, files: [JournalFileInput!]!, sessionId: ID): JournalImport!
 }
