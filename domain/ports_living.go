@@ -86,7 +86,8 @@ type Changes struct {
 	SessionMemories []SessionMemories
 	Associations    []AssociationSet
 	WorkingMemory   []*WorkingMemory
-	// Pending appends memories to their scopes' pending logs (the story's).
+	// Pending appends memories to their scopes' pending logs (the story's), in log order: an
+	// entry whose Seq is not above the newest its log took is skipped as appended already.
 	Pending []PendingEntry
 	Events  []*Event
 }

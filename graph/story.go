@@ -18,10 +18,12 @@ import (
 // write rewrites it, so two writes of the same chapter conflict on a cluster and one retries
 // and finds the story moved); the anchor (LAST_PROCESSED) and the consolidation lease.
 //
-// The pending log grows in the Subconscious consumer's writes (applyPending) and shrinks only in
-// a chapter's write, which deletes exactly the entries the chapter tells: an entry appended
-// meanwhile stays (on a cluster a list value's conflict key is the value itself, so the append
-// and the chapter commit both).
+// The pending log grows in the Subconscious consumer's writes (applyPending), in log order: the
+// node keeps the newest Seq appended (story.lastSeq), so an append reads no entry and one that is
+// not newer is known as appended already. It shrinks only in a chapter's write, which deletes
+// exactly the entries the chapter tells: an entry appended meanwhile stays (on a cluster a list
+// value's conflict key is the value itself; the two writes conflict on story.tokens alone, and
+// the one retried sees the other's).
 func init() {
 	schemaParts = append(schemaParts, `
 story.pending: [string] .
@@ -29,6 +31,7 @@ story.tokens: int @index(int) .
 story.chapters: int .
 story.anchor: datetime .
 story.anchorSeq: int .
+story.lastSeq: int .
 story.lease: string .
 `)
 }
@@ -49,6 +52,7 @@ type storyNode struct {
 	Chapters  int        `json:"story.chapters"`
 	Anchor    *time.Time `json:"story.anchor"`
 	AnchorSeq uint64     `json:"story.anchorSeq"`
+	LastSeq   uint64     `json:"story.lastSeq"`
 	Lease     string     `json:"story.lease"`
 }
 
@@ -120,8 +124,8 @@ func storyNodes(query func(q string, vars map[string]string, out any) error, sco
 }
 
 // applyPending appends entries to their scopes' pending logs, creating a scope's story node with
-// its first entry. Entries of scopes deleted meanwhile, of memories already told (at or before
-// the anchor) or already pending are skipped: a log consumer must never fail on them.
+// its first entry. Entries of scopes deleted meanwhile, and entries not newer than the newest
+// appended or told (a batch consumed again), are skipped: a log consumer must never fail on them.
 func (t *tx) applyPending(entries []domain.PendingEntry) error {
 	if len(entries) == 0 {
 		return nil
@@ -137,10 +141,23 @@ func (t *tx) applyPending(entries []domain.PendingEntry) error {
 			scopes = append(scopes, e.ScopeID)
 		}
 	}
-	nodes, err := storyNodes(t.query, scopes)
-	if err != nil {
+	var nr struct {
+		Q []storyNode `json:"q"`
+	}
+	keys := make([]string, 0, len(scopes))
+	for _, s := range scopes {
+		keys = append(keys, strconv.Quote(storyKey(s)))
+	}
+	if err := t.query(`{ q(func: eq(tr.id, [`+strings.Join(keys, ", ")+`])) @filter(eq(tr.kind, "Story")) { uid tr.scope story.tokens story.anchorSeq story.lastSeq } }`,
+		nil, &nr); err != nil {
 		return err
 	}
+	nodes := make(map[string]*storyNode, len(nr.Q))
+	for i := range nr.Q {
+		nodes[nr.Q[i].Scope] = &nr.Q[i]
+	}
+	sorted := append([]domain.PendingEntry(nil), entries...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
 	var sr struct {
 		Q []struct {
 			ID string `json:"tr.id"`
@@ -158,29 +175,24 @@ func (t *tx) applyPending(entries []domain.PendingEntry) error {
 			continue
 		}
 		n := nodes[scope]
-		_, raw := n.state(scope)
-		var anchorSeq uint64
+		var newest uint64
 		tokens := 0
 		if n != nil {
-			anchorSeq, tokens = n.AnchorSeq, n.Tokens
+			newest, tokens = max(n.AnchorSeq, n.LastSeq), n.Tokens
 		}
 		var add []string
-		for _, e := range entries {
-			if e.ScopeID != scope || e.Seq <= anchorSeq {
+		for _, e := range sorted {
+			if e.ScopeID != scope || e.Seq <= newest {
 				continue
 			}
-			if _, dup := raw[e.Seq]; dup {
-				continue
-			}
-			v := pendingValue(e)
-			raw[e.Seq] = v
-			add = append(add, v)
+			newest = e.Seq
+			add = append(add, pendingValue(e))
 			tokens += max(e.Tokens, 0)
 		}
 		if len(add) == 0 {
 			continue
 		}
-		obj := map[string]any{"story.pending": add, "story.tokens": tokens}
+		obj := map[string]any{"story.pending": add, "story.tokens": tokens, "story.lastSeq": newest}
 		if n == nil {
 			obj["uid"] = fmt.Sprintf("_:story%d", i)
 			obj["dgraph.type"], obj["tr.kind"], obj["tr.id"], obj["tr.scope"] = kindStory, kindStory, storyKey(scope), scope

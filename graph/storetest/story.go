@@ -75,9 +75,10 @@ func testStoryPendingLog(t *testing.T, st domain.Store, ss domain.StoryStore, ls
 	}
 	a, b, c := NewMemory(sc.ID, "a"), NewMemory(sc.ID, "b"), NewMemory(sc.ID, "c")
 	mustInsert(t, st, a, b, c)
-	// Appended out of order and once more: kept once each, in Seq order.
-	appendPending(t, ls, pendingOf(sc.ID, c, 30, 7), pendingOf(sc.ID, a, 10, 5))
+	// A batch consumed again, or in part: each entry kept once, in Seq order; within a write
+	// the entries are taken in Seq order; one older than the log's newest is skipped.
 	appendPending(t, ls, pendingOf(sc.ID, b, 20, 6), pendingOf(sc.ID, a, 10, 5))
+	appendPending(t, ls, pendingOf(sc.ID, b, 20, 6), pendingOf(sc.ID, c, 30, 7), pendingOf(sc.ID, a, 10, 5))
 	s := mustState(t, ss, sc.ID)
 	if got := fmt.Sprint(pendingIDs(s)); got != fmt.Sprint([]string{a.ID, b.ID, c.ID}) || s.Tokens != 18 {
 		t.Fatalf("pending = %v (%d tokens), want a, b, c (18)", got, s.Tokens)
@@ -326,7 +327,7 @@ func testMultiChapterRace(t *testing.T, a, b domain.Store) {
 	for r := 0; r < rounds; r++ {
 		m := NewMemory(sc.ID, fmt.Sprint("round ", r))
 		mustInsert(t, a, m)
-		e := pendingOf(sc.ID, m, uint64(100+r), 5)
+		e := pendingOf(sc.ID, m, uint64(100+10*r), 5)
 		appendPending(t, ls, e)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -338,7 +339,7 @@ func testMultiChapterRace(t *testing.T, a, b domain.Store) {
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, err := lsB.Apply(ctx, nil, &domain.Changes{Pending: []domain.PendingEntry{pendingOf(sc.ID, late, uint64(1000+r), 3)}}, nil); err != nil {
+			if _, err := lsB.Apply(ctx, nil, &domain.Changes{Pending: []domain.PendingEntry{pendingOf(sc.ID, late, uint64(105+10*r), 3)}}, nil); err != nil {
 				t.Errorf("append during round %d: %v", r, err)
 			}
 		}()
