@@ -234,7 +234,10 @@ func testStoryWriteChapter(t *testing.T, st domain.Store, ss domain.StoryStore, 
 	}
 	// The same request again: the first chapter, nothing written.
 	again, err := ss.WriteChapter(ctx, domain.Request{Op: "chapter", RequestID: "ch1-" + one.ID, Fingerprint: "f"}, sc.ID,
-		func(*domain.StoryState) (*domain.ChapterPlan, error) { t.Fatal("a replay ran its plan"); return nil, nil })
+		func(*domain.StoryState) (*domain.ChapterPlan, error) {
+			t.Fatal("a replay ran its plan")
+			return nil, nil
+		})
 	if err != nil || again.ID != one.ID {
 		t.Fatalf("replay = %+v, %v", again, err)
 	}
