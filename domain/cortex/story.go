@@ -311,7 +311,9 @@ func (c *Cortex) consolidateStory(ctx context.Context, sp *storyPart, scopeID st
 		if code := domain.ErrorCode(err); code == domain.ECONFLICT || code == domain.ENOTFOUND || ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, c.storyFailed(ctx, sp, scopeID, cmd, st, batch, ch.Model, "the chapter could not be written: "+err.Error())
+		cmd.MemoryID = "" // no chapter came of it
+		c.logger.Error("story: writing a chapter failed", "scope", scopeID, "err", err)
+		return nil, c.storyFailed(ctx, sp, scopeID, cmd, st, batch, ch.Model, "the chapter could not be written: "+domain.ErrorMessage(err))
 	}
 	committed = true
 	sp.succeeded(scopeID)
