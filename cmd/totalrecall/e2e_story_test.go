@@ -804,7 +804,7 @@ func TestStoryKilledServerTellsEverythingOnce(t *testing.T) {
 	model := newFakeModel(t)
 	dir := t.TempDir()
 	args := []string{"--store", "file://" + dir, "--llm-url", model.url(), "--llm-model", "fake-scribe",
-		"--story-threshold-tokens", "40", "--story-timeout", "2s", "--story-retry", "200ms", "--story-retry-max", "1s", "--story-scan", "300ms",
+		"--story-threshold-tokens", "40", "--story-timeout", "1s", "--story-retry", "200ms", "--story-retry-max", "1s", "--story-scan", "300ms",
 		"--decay-interval", "0"}
 	for _, c := range []struct{ name, mode string }{{"WhileTheModelWrites", "block"}, {"RightAfterTheModelAnswered", "chapter"}} {
 		t.Run(c.name, func(t *testing.T) {
