@@ -40,6 +40,9 @@ func (r *Recorder) Stop() { r.on.Store(false) }
 // records, when the store has a recorder.
 func (s *Store) begin(ctx context.Context) unit {
 	u := s.b.begin(ctx)
+	if s.fault != nil {
+		u = faultUnit{unit: u, fault: s.fault}
+	}
 	if s.recorder == nil {
 		return u
 	}

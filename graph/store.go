@@ -54,6 +54,7 @@ type Store struct {
 	cache      *readCache
 	cacheBytes int
 	recorder   *Recorder // WithRecorder
+	fault      CommitFault
 
 	closeOnce sync.Once
 }

@@ -222,6 +222,8 @@ var e2eTests = []struct {
 	{"ImportBadInputWritesNothing", testImportBadInputWritesNothing},
 	{"AgentsAndForkContext", testAgentsAndForkContext},
 	{"AnalyzeAsync", testAnalyzeAsync},
+	{"StoryDigestWithoutModel", testStoryDigestWithoutModel},
+	{"Journal", testJournal},
 }
 
 // backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph
