@@ -30,3 +30,10 @@ type Dumper interface {
 	// Import loads a dump and returns the number of lines read.
 	Import(ctx context.Context, r io.Reader) (int, error)
 }
+
+// InstanceSessions is the optional store capability of reading a mind instance's active
+// sessions without taking the write lock (a hook's heartbeat asks it on every prompt).
+type InstanceSessions interface {
+	// ActiveSessionsOf returns the instance's active sessions.
+	ActiveSessionsOf(ctx context.Context, instanceID string) ([]*Session, error)
+}

@@ -280,7 +280,7 @@ func (h *run) scope(ctx context.Context, in *Input, mode string) (sc *domain.Sco
 	q := `mutation($s: String!) { resolveScope(scope: $s) { scope { id name } } }`
 	vars := map[string]any{"s": ref}
 	if mode != "" {
-		q = `mutation($s: String!, $i: ID!, $m: SessionMode) { resolveScope(scope: $s) { scope { id name } } heartbeat(instanceId: $i, mode: $m) }`
+		q = `mutation($s: String!, $i: ID!, $m: SessionMode) { resolveScope(scope: $s) { scope { id name } } heartbeat: keepAlive(instanceId: $i, mode: $m) }`
 		vars["i"], vars["m"] = in.SessionID, mode
 	}
 	if err := h.opts.Client.Do(ctx, q, vars, &out); err != nil {
@@ -402,7 +402,8 @@ func (h *run) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) 
 		var out struct {
 			Alive bool `json:"heartbeat"`
 		}
-		errH = c.Do(ctx, `mutation($i: ID!) { heartbeat(instanceId: $i, mode: TASK) }`, map[string]any{"i": in.SessionID}, &out)
+		// The beat is written off the prompt's path; the answer says whether a session is active.
+		errH = c.Do(ctx, `mutation($i: ID!) { heartbeat: keepAlive(instanceId: $i, mode: TASK) }`, map[string]any{"i": in.SessionID}, &out)
 		alive = out.Alive
 	}()
 	go func() {

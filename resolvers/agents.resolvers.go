@@ -7,6 +7,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/ingest"
 	"github.com/totalrecall/totalrecall/resolvers/model"
@@ -19,6 +20,15 @@ func (r *mutationResolver) ResolveScope(ctx context.Context, scope string) (*mod
 		return nil, err
 	}
 	return &model.ResolvedScope{Scope: sc, Created: created}, nil
+}
+
+// KeepAlive is the resolver for the keepAlive field.
+func (r *mutationResolver) KeepAlive(ctx context.Context, instanceID string, mode *domain.SessionMode) (bool, error) {
+	var m domain.SessionMode
+	if mode != nil {
+		m = *mode
+	}
+	return r.Cortex.KeepAlive(ctx, instanceID, m)
 }
 
 // TakeNotifications is the resolver for the takeNotifications field.

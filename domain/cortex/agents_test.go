@@ -155,3 +155,61 @@ func TestTotalRecallAndWait(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepAlive(t *testing.T) {
+	ctx := context.Background()
+	stk := openTestStack(t)
+	cx, closeIt := stk.cortex(cortex.MnemonicConfig{})
+	sc, err := cx.CreateScope(ctx, "beats", cortex.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := cx.KeepAlive(ctx, "inst-k", domain.ModeTask); err != nil || ok {
+		t.Fatalf("no session yet: %v %v", ok, err)
+	}
+	start, err := cx.SessionStart(ctx, cortex.SessionStartInput{InstanceID: "inst-k", MindType: "claude-code", ScopeID: sc.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := cx.KeepAlive(ctx, "inst-k", domain.ModeTask); err != nil || !ok {
+		t.Fatalf("active session: %v %v", ok, err)
+	}
+	// The beat lands: the mode changes and the heartbeat moves on.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := cx.ActiveSession(ctx, "inst-k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mode == domain.ModeTask && s.Heartbeats >= 1 && !s.LastHeartbeatAt.Before(start.Session.LastHeartbeatAt) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the beat did not land: %+v", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Beats pending when the Cortex closes are written before it closes.
+	for i := 0; i < 5; i++ {
+		if _, err := cx.KeepAlive(ctx, "inst-k", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cx.KeepAlive(ctx, "inst-k", domain.ModeIdle); err != nil {
+		t.Fatal(err)
+	}
+	closeIt()
+	cx2, _ := stk.cortex(cortex.MnemonicConfig{})
+	s, err := cx2.ActiveSession(ctx, "inst-k")
+	if err != nil || s.Mode != domain.ModeIdle {
+		t.Fatalf("after close and reopen: %+v %v; want mode IDLE written", s, err)
+	}
+	for _, tc := range []struct {
+		inst string
+		mode domain.SessionMode
+	}{{"", ""}, {"inst-k", "SLEEPING"}, {"bad\x00", ""}} {
+		if _, err := cx2.KeepAlive(ctx, tc.inst, tc.mode); domain.ErrorCode(err) != domain.EINVALID {
+			t.Errorf("KeepAlive(%q, %q) = %v", tc.inst, tc.mode, err)
+		}
+	}
+}

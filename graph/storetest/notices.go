@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -33,6 +34,7 @@ func noticeTests() []struct {
 		{"NotificationQueueTakeOnce", wrap(testNoticeTakeOnce)},
 		{"NotificationQueueConcurrentTakers", wrap(testNoticeConcurrentTakers)},
 		{"NotificationQueueGoesWithScope", wrap(testNoticeGoesWithScope)},
+		{"InstanceSessionsRead", wrap(testInstanceSessions)},
 	}
 }
 
@@ -166,5 +168,42 @@ func testNoticeGoesWithScope(t *testing.T, st domain.Store, q domain.Notificatio
 	}
 	if left, err := q.QueuedNotifications(ctx, inst, sc.ID); err != nil || len(left) != 0 {
 		t.Fatalf("queue after the scope's deletion = %v, %v; want none", messageIDs(left), err)
+	}
+}
+
+// testInstanceSessions: a mind instance's active sessions, read without the write lock.
+func testInstanceSessions(t *testing.T, st domain.Store, _ domain.NotificationQueue) {
+	ctx := context.Background()
+	ls, ok := st.(domain.LivingStore)
+	r, ok2 := st.(domain.InstanceSessions)
+	if !ok || !ok2 {
+		t.Fatal("the store does not implement domain.LivingStore and domain.InstanceSessions")
+	}
+	sc := mustScope(t, st)
+	inst := `inst "quoted" <_:x> ` + domain.NewID()
+	sess := &domain.Session{ID: domain.NewID(), ScopeID: sc.ID, InstanceID: inst, MindType: "claude-code",
+		StartedAt: t0, LastHeartbeatAt: t0, Mode: domain.ModeConversation, ModeSince: t0}
+	if err := ls.UpdateSessions(ctx, nil, inst, func([]*domain.Session) (*domain.Changes, any, error) {
+		return &domain.Changes{Sessions: []*domain.Session{sess}}, nil, nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ActiveSessionsOf(ctx, inst)
+	if err != nil || len(got) != 1 || got[0].ID != sess.ID || got[0].InstanceID != inst || got[0].Mode != domain.ModeConversation {
+		t.Fatalf("ActiveSessionsOf = %+v, %v", got, err)
+	}
+	if other, err := r.ActiveSessionsOf(ctx, inst+"-other"); err != nil || len(other) != 0 {
+		t.Fatalf("another instance: %+v, %v", other, err)
+	}
+	ended := sess.Clone()
+	at := t0.Add(time.Minute)
+	ended.EndedAt, ended.EndReason = &at, domain.EndExplicit
+	if err := ls.UpdateSessions(ctx, nil, inst, func([]*domain.Session) (*domain.Changes, any, error) {
+		return &domain.Changes{Sessions: []*domain.Session{ended}}, nil, nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.ActiveSessionsOf(ctx, inst); err != nil || len(got) != 0 {
+		t.Fatalf("after the end: %+v, %v", got, err)
 	}
 }

@@ -466,6 +466,7 @@ type ComplexityRoot struct {
 		Heartbeat           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ImportData          func(childComplexity int, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) int
 		ImportJournal       func(childComplexity int, scopeID string, files []*model.JournalFileInput, sessionID *string) int
+		KeepAlive           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ReclassifyMemory    func(childComplexity int, input model.ReclassifyInput) int
 		RecordTurn          func(childComplexity int, input model.TurnInput) int
 		RemoveReference     func(childComplexity int, input model.ReferenceInput) int
@@ -864,6 +865,7 @@ type MutationResolver interface {
 	DeleteMemory(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Memory, error)
 	AssociateMemories(ctx context.Context, input model.AssociateInput) (*domain.Association, error)
 	ResolveScope(ctx context.Context, scope string) (*model.ResolvedScope, error)
+	KeepAlive(ctx context.Context, instanceID string, mode *domain.SessionMode) (bool, error)
 	TakeNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
 	TotalRecall(ctx context.Context, sourceMemoryIds []string, maxDepth *int, instanceID *string, waitSeconds *int, sessionID *string, requestID *string) (*model.Recollection, error)
 	RecordTurn(ctx context.Context, input model.TurnInput) (*cortex.ImportResult, error)
@@ -2874,6 +2876,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ImportJournal(childComplexity, args["scopeId"].(string), args["files"].([]*model.JournalFileInput), args["sessionId"].(*string)), true
+	case "Mutation.keepAlive":
+		if e.complexity.Mutation.KeepAlive == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_keepAlive_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.KeepAlive(childComplexity, args["instanceId"].(string), args["mode"].(*domain.SessionMode)), true
 	case "Mutation.reclassifyMemory":
 		if e.complexity.Mutation.ReclassifyMemory == nil {
 			break
@@ -4831,6 +4844,14 @@ extend type Mutation {
   """
   resolveScope(scope: String!): ResolvedScope!
   """
+  A heartbeat that does not wait for its write (what a coding agent's hook sends with every
+  prompt): true at once when the instance has an active session, false when it has none (start
+  one); the beat — the last heartbeat, and the mode when given — is written moments later, as
+  heartbeat writes it.
+  Errors: INVALID_ARGUMENT, UNAVAILABLE.
+  """
+  keepAlive(instanceId: ID!, mode: SessionMode): Boolean!
+  """
   Hands over the notifications queued for a mind instance in a scope, oldest first (at most 100),
   and clears them from the queue: two callers never both get one.
   Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
@@ -6490,6 +6511,22 @@ func (ec *executionContext) field_Mutation_importJournal_args(ctx context.Contex
 		return nil, err
 	}
 	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_keepAlive_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mode", ec.unmarshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode)
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg1
 	return args, nil
 }
 
@@ -16919,6 +16956,47 @@ func (ec *executionContext) fieldContext_Mutation_resolveScope(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_resolveScope_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_keepAlive,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().KeepAlive(ctx, fc.Args["instanceId"].(string), fc.Args["mode"].(*domain.SessionMode))
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_keepAlive_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -33003,6 +33081,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "resolveScope":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_resolveScope(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keepAlive":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_keepAlive(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
