@@ -48,6 +48,7 @@ Usage:
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
