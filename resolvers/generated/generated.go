@@ -5547,7 +5547,10 @@ type RankedMemory {
   score: Float!
   "Why the memory is in the results."
   reason: ResultReason!
-  "Text hits: bm25 normalised by the query's best, 0..1."
+  """
+  Text relevance in 0..1. searchMemory: bm25 min–max normalised over the query's hits, then
+  ranked in context (1 for the best); resonate: bm25 divided by the best hit's.
+  """
   textScore: Float!
   salience: Float!
   "Association hits: parent score × strength × decay."
