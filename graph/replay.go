@@ -36,25 +36,39 @@ func (r *Recorder) Start() { r.on.Store(true) }
 // Stop ends recording.
 func (r *Recorder) Stop() { r.on.Store(false) }
 
+// WithCommitHook makes the store call f after each of its commits, with the context the write
+// was made with: tests attribute writes to the requests that made them (a refused request must
+// write nothing).
+func WithCommitHook(f func(ctx context.Context)) Option { return func(s *Store) { s.commitHook = f } }
+
 // begin starts a read-write unit of the store's backend: one whose commits r copies while it
-// records, when the store has a recorder.
+// records, when the store has a recorder, and that calls the commit hook, when it has one.
 func (s *Store) begin(ctx context.Context) unit {
 	u := s.b.begin(ctx)
-	if s.recorder == nil {
+	if s.recorder == nil && s.commitHook == nil {
 		return u
 	}
-	return recordingUnit{unit: u, r: s.recorder}
+	return recordingUnit{unit: u, r: s.recorder, hook: s.commitHook}
 }
 
 // recordingUnit is a unit whose commits its recorder copies while it records, with the uids
-// the commit gave the blank nodes.
+// the commit gave the blank nodes, and whose commits call the hook.
 type recordingUnit struct {
 	unit
-	r *Recorder
+	r    *Recorder
+	hook func(context.Context)
 }
 
 func (u recordingUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
-	if !u.r.on.Load() {
+	uids, err := u.record(ctx, mu)
+	if err == nil && u.hook != nil {
+		u.hook(ctx)
+	}
+	return uids, err
+}
+
+func (u recordingUnit) record(ctx context.Context, mu *api.Mutation) (map[string]string, error) {
+	if u.r == nil || !u.r.on.Load() {
 		return u.unit.commit(ctx, mu)
 	}
 	kept := proto.Clone(mu).(*api.Mutation) // before the engine, which owns what it is given

@@ -54,6 +54,7 @@ type Store struct {
 	cache      *readCache
 	cacheBytes int
 	recorder   *Recorder // WithRecorder
+	commitHook func(context.Context)
 
 	closeOnce sync.Once
 }

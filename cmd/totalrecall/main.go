@@ -136,6 +136,9 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
+	// commitHook, when set, is called after every commit of the store (tests attribute writes
+	// to requests).
+	commitHook func(context.Context)
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -207,6 +210,9 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	opts := f.cache.options()
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
+	}
+	if f.commitHook != nil {
+		opts = append(opts, graph.WithCommitHook(f.commitHook))
 	}
 	st, err := graph.Open(ctx, uri, opts...)
 	if err != nil {
