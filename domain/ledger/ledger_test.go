@@ -163,3 +163,34 @@ func TestAgents(t *testing.T) {
 		t.Fatalf("trimmed events formed: %s %+v", formedEvents.Describe(), formedEvents.Problems)
 	}
 }
+
+// TestDocumentedIngestNumbers pins the rules docs/concepts.md states for ingested events: the
+// TEMPORAL association of consecutive events is 0.5 + 0.5·e^(−Δt/30 min) strong, and an
+// utterance's importance is 1 − e^(−n/6) for n content words, 0.6 of that for a question.
+func TestDocumentedIngestNumbers(t *testing.T) {
+	for _, c := range []struct {
+		gap  time.Duration
+		want float64
+	}{
+		{0, 1}, {30 * time.Minute, 0.5 + 0.5*math.Exp(-1)}, {-30 * time.Minute, 0.5 + 0.5*math.Exp(-1)},
+		{2 * time.Hour, 0.5 + 0.5*math.Exp(-4)}, {1000 * time.Hour, 0.5},
+	} {
+		if got := TemporalStrength(c.gap); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("TemporalStrength(%v) = %v, want %v", c.gap, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want float64
+	}{
+		// went, support, group, sweden, yesterday: five content words.
+		{"I went to a support group in Sweden yesterday", 1 - math.Exp(-5.0/6)},
+		// caroline, sweden: two, asked.
+		{"Did Caroline go to Sweden?", 0.6 * (1 - math.Exp(-2.0/6))},
+		{"hi, how are you", 0},
+	} {
+		if got := Informativeness(c.text); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Informativeness(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
