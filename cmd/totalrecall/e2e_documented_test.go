@@ -31,6 +31,10 @@ func init() {
 		struct {
 			name string
 			fn   func(*testing.T, *server)
+		}{"DocumentedAssociationDirections", testDocumentedAssociationDirections},
+		struct {
+			name string
+			fn   func(*testing.T, *server)
 		}{"SweepCheckpointsRecencyAtATierChange", testSweepCheckpointsRecencyAtATierChange},
 		struct {
 			name string
@@ -322,5 +326,52 @@ func testRetriedSweepAnswersItsFirstRun(t *testing.T, s *server) {
 	// A fresh sweep does the work the retry did not.
 	if fresh := s.sweepAs(t, scope, ""); fresh.Demotions != 1 {
 		t.Fatalf("a fresh sweep = %+v, want the memory demoted", fresh)
+	}
+}
+
+// testDocumentedAssociationDirections: STRENGTHEN adds (at most 1) and creates a missing
+// association, WEAKEN subtracts and removes one weakened to 0, CREATE refuses an existing one;
+// both ends read the same association.
+func testDocumentedAssociationDirections(t *testing.T, s *server) {
+	scope, _, _ := s.createScope(t, "association directions")
+	a := s.store(t, map[string]any{"scopeId": scope, "content": "the harbour"})
+	b := s.store(t, map[string]any{"scopeId": scope, "content": "the lighthouse"})
+	assoc := `mutation($in: AssociateInput!) { associateMemories(input: $in) { strength } }`
+	step := func(dir string, strength float64) float64 {
+		t.Helper()
+		var r struct{ AssociateMemories struct{ Strength float64 } }
+		s.ok(t, assoc, map[string]any{"in": map[string]any{"sourceId": a.ID, "targetId": b.ID, "type": "THEMATIC",
+			"strength": strength, "direction": dir}}, &r)
+		return r.AssociateMemories.Strength
+	}
+	read := func(from string) []float64 {
+		t.Helper()
+		var r struct{ Associations []struct{ Strength float64 } }
+		s.ok(t, `query($m: ID!) { associations(memoryId: $m) { strength } }`, map[string]any{"m": from}, &r)
+		var out []float64
+		for _, x := range r.Associations {
+			out = append(out, x.Strength)
+		}
+		return out
+	}
+	if got := step("STRENGTHEN", 0.25); got != 0.25 {
+		t.Fatalf("STRENGTHEN of a missing association made it %v strong, want 0.25", got)
+	}
+	if got := step("STRENGTHEN", 0.9); got != 1 {
+		t.Fatalf("0.25 strengthened by 0.9 is %v, want 1 (the cap)", got)
+	}
+	if got := step("WEAKEN", 0.25); got != 0.75 {
+		t.Fatalf("1 weakened by 0.25 is %v, want 0.75", got)
+	}
+	if fmt.Sprint(read(a.ID), read(b.ID)) != "[0.75] [0.75]" {
+		t.Fatalf("read from both ends: %v %v, want 0.75 twice", read(a.ID), read(b.ID))
+	}
+	s.fails(t, "CONFLICT", assoc, map[string]any{"in": map[string]any{"sourceId": b.ID, "targetId": a.ID, "type": "THEMATIC", "strength": 0.5}})
+	step("WEAKEN", 0.75)
+	if len(read(a.ID)) != 0 || len(read(b.ID)) != 0 {
+		t.Fatalf("an association weakened to 0 remains: %v %v", read(a.ID), read(b.ID))
+	}
+	if got := step("CREATE", 0.5); got != 0.5 {
+		t.Fatalf("created again at %v, want 0.5", got)
 	}
 }

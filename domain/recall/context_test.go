@@ -403,3 +403,26 @@ func TestCandidateBounds(t *testing.T) {
 		t.Fatalf("the candidates beyond the seeds = %v, want the quiet members of the 3 best episodes", w.asked[1:])
 	}
 }
+
+// TestFlashbacksRankByTheBestHit pins resonate's documented ranking: the index is asked for three
+// times the flashbacks wanted (at least 9), and each hit scores 0.7 × bm25/best + 0.3 × salience.
+func TestFlashbacksRankByTheBestHit(t *testing.T) {
+	w := newWorld()
+	w.add("a", "", 4, 0.5, day0)
+	w.add("b", "", 1, 0.25, day0)
+	for i := 0; i < 40; i++ {
+		w.add(fmt.Sprintf("z%02d", i), "", 0.5, 0, day0)
+	}
+	r := &Recall{Store: w, Index: worldIndex{w: w}}
+	got, err := r.Flashbacks(context.Background(), scope, "x", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.limits[0] != 9 || len(got) != 3 || got[0].Memory.ID != "a" || !near(got[0].Score, 0.7+0.3*0.5) ||
+		got[1].Memory.ID != "b" || !near(got[1].Score, 0.7*0.25+0.3*0.25) || !near(got[2].Score, 0.7*0.125) {
+		t.Fatalf("asked the index for %d; flashbacks %v %v %v", w.limits[0], got[0], got[1], got[2])
+	}
+	if _, err := r.Flashbacks(context.Background(), scope, "x", 10); err != nil || w.limits[1] != 30 {
+		t.Fatalf("10 flashbacks asked the index for %d, want 30 (%v)", w.limits[1], err)
+	}
+}
