@@ -173,6 +173,10 @@ func testDocumentedPagesAndResults(t *testing.T, s *server) {
 		t.Fatalf("maxResults 1000 answered %d, want all 51", len(r.SearchMemory))
 	}
 	s.refused(t, "INVALID_ARGUMENT", "maxResults", search, map[string]any{"s": scope, "n": 1001})
+	// A query is at most 4,096 bytes.
+	byText := `query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q) { score } }`
+	s.ok(t, byText, map[string]any{"s": scope, "q": "pangolin " + strings.Repeat("x", 4096-9)}, nil)
+	s.refused(t, "INVALID_ARGUMENT", "query", byText, map[string]any{"s": scope, "q": "pangolin " + strings.Repeat("x", 4096-8)})
 	// Flashbacks: 3 unless asked, at most 10.
 	resonate := `query($s: ID!, $n: Int) { resonate(scopeId: $s, message: "a pangolin", maxResults: $n) { score } }`
 	var f struct{ Resonate []struct{ Score float64 } }
@@ -198,6 +202,10 @@ func testDocumentedPagesAndResults(t *testing.T, s *server) {
 		t.Fatalf("working memory of capacity %d with %d items, want 12 and 12", u.UpdateContext.Capacity, len(u.UpdateContext.Items))
 	}
 	s.refused(t, "INVALID_ARGUMENT", "capacity", update, map[string]any{"s": scope, "c": 101})
+	// A context is at most 64 KiB of text.
+	byContext := `mutation($s: ID!, $x: String!) { updateContext(scopeId: $s, text: $x) { capacity } }`
+	s.ok(t, byContext, map[string]any{"s": scope, "x": "pangolin " + strings.Repeat("x", 64<<10-9)}, nil)
+	s.refused(t, "INVALID_ARGUMENT", "text", byContext, map[string]any{"s": scope, "x": "pangolin " + strings.Repeat("x", 64<<10-8)})
 	// A consolidation takes 2..100 memories.
 	consolidate := `mutation($ids: [ID!]!) { consolidate(memoryIds: $ids) { id } }`
 	ids := make([]string, 101)
@@ -206,6 +214,8 @@ func testDocumentedPagesAndResults(t *testing.T, s *server) {
 	}
 	s.refused(t, "INVALID_ARGUMENT", "memoryIds", consolidate, map[string]any{"ids": ids})
 	s.refused(t, "INVALID_ARGUMENT", "memoryIds", consolidate, map[string]any{"ids": ids[:1]})
+	// A total recall starts from 1..100 memories.
+	s.refused(t, "INVALID_ARGUMENT", "sourceMemoryIds", `mutation($ids: [ID!]!) { totalRecallAdvisory(sourceMemoryIds: $ids) }`, map[string]any{"ids": ids})
 }
 
 // scored waits until the Salience context has scored the request's memory (its SalienceScored

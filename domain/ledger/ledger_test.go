@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
-	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -44,7 +43,7 @@ func TestEventsAndTemporalChain(t *testing.T) {
 	if len(first.Batch.Threads) != 2 {
 		t.Fatalf("threads = %d, want 2", len(first.Batch.Threads))
 	}
-	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-TemporalStrength(time.Minute)) > 1e-12 {
+	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-(0.5+0.5*math.Exp(-1.0/30))) > 1e-12 {
 		t.Fatalf("associations = %+v", as)
 	}
 	// The chain goes on across batches.
@@ -66,8 +65,11 @@ func TestEventsAndTemporalChain(t *testing.T) {
 		t.Fatal("a question is less informative than a statement of facts")
 	}
 	hi := first.Batch.Events[1].Memory
-	want := salience.Potential(salience.Features{Importance: hi.Importance, Connectivity: TemporalStrength(time.Minute)})
-	if math.Abs(hi.Salience-want) > 1e-12 || hi.Importance != Informativeness("hi Ada") {
+	// "hi Ada": one content word; its TEMPORAL association, a minute after the greeting, counts
+	// in its potential from the start.
+	importance := 1 - math.Exp(-1.0/6)
+	want := 0.25 + 0.30*importance + 0.10*(1-math.Exp(-(0.5+0.5*math.Exp(-1.0/30))/2))
+	if math.Abs(hi.Salience-want) > 1e-12 || math.Abs(hi.Importance-importance) > 1e-12 {
 		t.Fatalf("salience = %v (importance %v), want %v: the potential with its association", hi.Salience, hi.Importance, want)
 	}
 }
