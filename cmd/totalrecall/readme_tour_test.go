@@ -63,8 +63,8 @@ func TestReadmeTour(t *testing.T) {
 	var stored struct{ Birthday, Cake memory }
 	run(blocks[1], &stored)
 	// SEMANTIC goes to LONG_TERM, the rest to ACTIVE_CONTEXT; salience starts at 0.25 + 0.30 × importance.
-	if b, c := stored.Birthday, stored.Cake; b.Tier != "LONG_TERM" || !nearly(b.Salience, 0.49) ||
-		c.Tier != "ACTIVE_CONTEXT" || !nearly(c.Salience, 0.25) {
+	if b, c := stored.Birthday, stored.Cake; b.Tier != "LONG_TERM" || !sameScore(b.Salience, 0.49) ||
+		c.Tier != "ACTIVE_CONTEXT" || !sameScore(c.Salience, 0.25) {
 		t.Fatalf("step 2: %+v", stored)
 	}
 	ids["BIRTHDAY_ID"], ids["CAKE_ID"] = stored.Birthday.ID, stored.Cake.ID

@@ -7,7 +7,8 @@
 //	go run ./scripts/apidoc [-schema schema] [-out docs/api.md]
 //
 // Each schema file opens with a comment: its first line is the title of the file's section of
-// the manual, the lines up to the first blank one its introduction.
+// the manual, the lines up to the first blank one its introduction (a file without one gets a
+// section named after it).
 package main
 
 import (
@@ -91,7 +92,8 @@ func readSchema(dir string) ([]*schemaFile, error) {
 		f := &schemaFile{name: filepath.Base(p), doc: doc}
 		f.title, f.intro = header(string(raw))
 		if f.title == "" {
-			return nil, fmt.Errorf("%s: the file must open with a comment whose first line is its title", p)
+			// A file without its comment still gets its section, named after it.
+			f.title = "Defined in " + f.name
 		}
 		out = append(out, f)
 	}
