@@ -54,7 +54,7 @@ type Store struct {
 	cache      *readCache
 	cacheBytes int
 	recorder   *Recorder // WithRecorder
-	fault      CommitFault
+	hooks      CommitHooks // WithCommitHooks
 
 	closeOnce sync.Once
 }

@@ -55,6 +55,7 @@ Usage:
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -146,8 +147,9 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
-	// commitFault, when set, may fail the store's commits (fault-injection tests).
-	commitFault graph.CommitFault
+	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
+	// requests and inject faults.
+	commitHooks graph.CommitHooks
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -220,8 +222,8 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
-	if f.commitFault != nil {
-		opts = append(opts, graph.WithCommitFault(f.commitFault))
+	if f.commitHooks.Before != nil || f.commitHooks.After != nil {
+		opts = append(opts, graph.WithCommitHooks(f.commitHooks))
 	}
 	st, err := graph.Open(ctx, uri, opts...)
 	if err != nil {
