@@ -235,7 +235,7 @@ func TestStoryEndToEnd(t *testing.T) {
 	var fault atomic.Int64 // commits of a chapter to fail
 	var failedCommits atomic.Int64
 	sf := storyFlags(storeFlags{store: "file://" + t.TempDir()}, model)
-	sf.commitFault = func(preds map[string]bool) error {
+	sf.commitHooks.Before = func(preds map[string]bool) error {
 		if preds["story.anchorSeq"] && fault.Load() > 0 {
 			fault.Add(-1)
 			failedCommits.Add(1)

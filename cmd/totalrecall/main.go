@@ -57,6 +57,7 @@ Usage:
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
   totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
+  totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -156,8 +157,9 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
-	// commitFault, when set, may fail the store's commits (fault-injection tests).
-	commitFault graph.CommitFault
+	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
+	// requests and inject faults.
+	commitHooks graph.CommitHooks
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -233,8 +235,8 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
-	if f.commitFault != nil {
-		opts = append(opts, graph.WithCommitFault(f.commitFault))
+	if f.commitHooks.Before != nil || f.commitHooks.After != nil {
+		opts = append(opts, graph.WithCommitHooks(f.commitHooks))
 	}
 	st, err := graph.Open(ctx, uri, opts...)
 	if err != nil {

@@ -4831,6 +4831,10 @@ extend type Query {
   handing them over. A notification for an instance is queued when it is published and leaves
   the queue when takeNotifications, a push over MCP or a waiting totalRecall delivers it.
   Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { queuedNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   queuedNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
 }
@@ -4840,7 +4844,12 @@ extend type Mutation {
   The scope named by an id or by a name. An unused name creates the scope with its agent and
   world kernels (concurrent calls with one new name create it once); of several scopes with the
   name, the oldest is taken.
-  Errors: INVALID_ARGUMENT, NOT_FOUND (an id of no scope).
+  NOT_FOUND: an id of no scope.
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { resolveScope(scope: "my-project") { scope { id name } created } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   resolveScope(scope: String!): ResolvedScope!
   """
@@ -4849,12 +4858,20 @@ extend type Mutation {
   one); the beat — the last heartbeat, and the mode when given — is written moments later, as
   heartbeat writes it.
   Errors: INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { keepAlive(instanceId: "claude-1", mode: TASK) }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   keepAlive(instanceId: ID!, mode: SessionMode): Boolean!
   """
   Hands over the notifications queued for a mind instance in a scope, oldest first (at most 100),
   and clears them from the queue: two callers never both get one.
   Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { takeNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   takeNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
   """
@@ -4863,18 +4880,30 @@ extend type Mutation {
   returned here leaves the instance's queue. Without an answer within the wait it returns the
   origin request id alone, and the recollection follows over notifications.
   Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { totalRecall(sourceMemoryIds: ["MEMORY_ID"], instanceId: "claude-1", waitSeconds: 10) {
+      originRequestId declined notification { depthReached recalled { depth memory { id content } } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   totalRecall(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, waitSeconds: Int, sessionId: ID, requestId: ID): Recollection!
   """
   Records a coding agent's turn as the session's memories (see TurnInput).
   Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { recordTurn(input: {scopeId: "SCOPE_ID", agentSessionId: "abc", source: "claude-code",
+      prompt: "Fix the flaky test", answer: "Done: the test waited on a timer."}) { imported skipped } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   recordTurn(input: TurnInput!): ImportResult!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/lifecycle.graphqls", Input: `# Seed 004's artifact lifecycle: six families, the refgraph, service-derived views, the digest
-# (propose / archive / remove as separate passes), restore, explicit deletion, scope deletion.
-# Further error codes: SAME_PASS_ARCHIVE_REMOVE, NOT_ARCHIVED, NOT_A_CANDIDATE, HAS_DEPENDENTS.
+	{Name: "../../schema/lifecycle.graphqls", Input: `# Artifacts and their lifecycle: knowledge, skills, working state, the refgraph and the digest
+# Seed 004's six artifact families, each artifact in exactly one scope: the two kernels, memories,
+# knowledge pages, skills and working state. References between artifacts form the refgraph;
+# the service derives each artifact's support, lineage, invalidation and cleanup views from it;
+# the digest archives what nothing supports in one pass and removes it only in a later one.
 
 "Seed 004's six artifact families: kernels are core truth, memory / knowledge / skill advisory, working state never truth."
 enum ArtifactFamily { AGENT_MODEL_KERNEL WORLD_MODEL_KERNEL MEMORY KNOWLEDGE SKILL WORKING_STATE }
@@ -5143,42 +5172,280 @@ input DigestInput {
 }
 
 extend type Query {
+  """
+  Loads a knowledge page (also an archived one); null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { knowledge(id: "KNOWLEDGE_ID") { id type title content state version references { type targetId healthy } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   knowledge(id: ID!): Knowledge
-  "A scope's knowledge pages, newest update first; archived ones only when the filter asks."
+  """
+  A scope's knowledge pages, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most
+  1,000); archived ones only when the filter asks for them.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { knowledgePages(scopeId: "SCOPE_ID", filter: {types: [FACT]}, first: 20) { totalCount nodes { id title } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   knowledgePages(scopeId: ID!, filter: KnowledgeFilter, first: Int, after: String): KnowledgeConnection!
+  """
+  Loads a skill (also an archived one); null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { skill(id: "SKILL_ID") { id type title steps state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   skill(id: ID!): Skill
+  """
+  A scope's skills, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most 1,000);
+  archived ones only when the filter asks for them.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { skills(scopeId: "SCOPE_ID", filter: {types: [PROCEDURE]}) { nodes { id title steps } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   skills(scopeId: ID!, filter: SkillFilter, first: Int, after: String): SkillConnection!
+  """
+  Loads a working state; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingState(id: "WORKING_STATE_ID") { id title content sessionId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingState(id: ID!): WorkingState
+  """
+  A scope's working states, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most
+  1,000).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingStates(scopeId: "SCOPE_ID") { nodes { id title updatedAt } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingStates(scopeId: ID!, first: Int, after: String): WorkingStateConnection!
-  "Full-text search over memories, knowledge and skills (default all three); each hit names its family. knowledgeTypes keeps only knowledge pages of those types (JOURNAL: the journal, seed 003's journal_memory_search; NARRATIVE: the story)."
+  """
+  Full-text search over memories, knowledge pages and skills (the default families; working
+  state is never searched), ranked together by text relevance (bm25); each hit names its family.
+  At most ` + "`" + `maxResults` + "`" + ` (default 10, at most 1,000); archived artifacts only with
+  ` + "`" + `includeArchived` + "`" + `. ` + "`" + `knowledgeTypes` + "`" + ` keeps only knowledge pages of those types (JOURNAL: the
+  journal, seed 003's journal_memory_search; NARRATIVE: the story).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { searchArtifacts(scopeId: "SCOPE_ID", query: "deploy", families: [KNOWLEDGE, SKILL]) {
+      family id score knowledge { title } skill { title } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   searchArtifacts(scopeId: ID!, query: String!, families: [ArtifactFamily!], maxResults: Int, includeArchived: Boolean, knowledgeTypes: [KnowledgeType!]): [ArtifactHit!]!
-  "An artifact's references in both directions, with their health."
+  """
+  An artifact's references in both directions, each end with its state (ACTIVE, ARCHIVED,
+  REMOVED, TRANSIENT) and whether the reference is healthy. A removed artifact that is still
+  referenced answers as a tombstone (id, scope and family).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { references(artifactId: "KNOWLEDGE_ID") { family state outgoing { type targetId targetState healthy }
+      incoming { type sourceId sourceState } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   references(artifactId: ID!): References!
+  """
+  The service-derived view of an artifact, computed from the refgraph and its history: support
+  (incoming references and their health), lineage (derived from, derivatives, origin event),
+  invalidation (broken references, unhealthy dependencies, active contradictions) and cleanup
+  (eligibility, candidacy and reasons, the archive record, removability, lifecycle history).
+  Callers never write these.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { derivedView(artifactId: "MEMORY_ID") { family support { supported active lost }
+      invalidation { valid } cleanup { eligibility candidate removable reasons { code detail } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   derivedView(artifactId: ID!): DerivedView!
+  """
+  Loads the report of a digest pass; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { digestReport(id: "REPORT_ID") { at evaluated archived removed proposals { artifactId family reasons { code } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   digestReport(id: ID!): DigestReport
 }
 
 extend type Mutation {
+  """
+  Saves a knowledge page: a new one, or with ` + "`" + `id` + "`" + ` a new version of that page (an archived page
+  must be restored first). Title and content are required; tags and metadata as for memories.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveKnowledge(input: {scopeId: "SCOPE_ID", type: FACT, title: "Deploys",
+      content: "We deploy on Tuesdays."}) { id version } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveKnowledge(input: SaveKnowledgeInput!): Knowledge!
+  """
+  Saves a skill, an advisory bundle with steps: a new one, or with ` + "`" + `id` + "`" + ` a new version of it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveSkill(input: {scopeId: "SCOPE_ID", type: PROCEDURE, title: "Release",
+      content: "How we release", steps: ["tag", "build", "announce"]}) { id steps } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveSkill(input: SaveSkillInput!): Skill!
+  """
+  Saves a working state: transient scaffolding of the mind's work, never searched, never a
+  reference target, cleared only explicitly.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveWorkingState(input: {scopeId: "SCOPE_ID", title: "plan", content: "1. read 2. write"}) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveWorkingState(input: SaveWorkingStateInput!): WorkingState!
-  "Clears the given working states, or all of the scope's; returns the ids cleared."
+  """
+  Clears the given working states, or all of the scope's, with the references they held; returns
+  the ids cleared.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { clearWorkingState(scopeId: "SCOPE_ID") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   clearWorkingState(scopeId: ID!, ids: [ID!], requestId: ID, sessionId: ID): [ID!]!
+  """
+  Adds a typed reference from a source artifact (memory, knowledge page, skill or working state)
+  to a target of the same scope (memory, knowledge page, skill or kernel): one per source, type
+  and target. Ends in two scopes are refused inside the write; working state is never a target
+  and kernels reference nothing (FORBIDDEN).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { addReference(input: {sourceId: "KNOWLEDGE_ID", type: SUPPORTS, targetId: "MEMORY_ID"}) { id healthy } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   addReference(input: ReferenceInput!): Reference!
+  """
+  Removes a reference; returns it as it was.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { removeReference(input: {sourceId: "KNOWLEDGE_ID", type: SUPPORTS, targetId: "MEMORY_ID"}) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   removeReference(input: ReferenceInput!): Reference!
+  """
+  Runs one digest pass over a scope's memories, knowledge pages and skills: ` + "`" + `propose` + "`" + ` scans the
+  refgraph and reports the candidates with typed reasons; ` + "`" + `archive` + "`" + ` archives the given
+  candidates (re-checked inside the write; reversible); ` + "`" + `remove` + "`" + ` removes artifacts an earlier
+  digest pass archived and nobody restored since. An id archived and removed in one pass is
+  refused with SAME_PASS_ARCHIVE_REMOVE; a refused pass writes nothing. The candidacy rules are
+  in [concepts.md](concepts.md#the-digest).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, SAME_PASS_ARCHIVE_REMOVE, NOT_ARCHIVED, NOT_A_CANDIDATE, FORBIDDEN, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { runDigest(input: {scopeId: "SCOPE_ID", propose: true}) {
+      id evaluated proposals { artifactId family reasons { code detail referenceIds } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   runDigest(input: DigestInput!): DigestReport!
+  """
+  Brings an archived memory back into service; its archive record stays readable.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreMemory(id: "MEMORY_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
+  """
+  Brings an archived knowledge page back into service.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreKnowledge(id: "KNOWLEDGE_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreKnowledge(id: ID!, requestId: ID, sessionId: ID): Knowledge!
+  """
+  Brings an archived skill back into service.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreSkill(id: "SKILL_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreSkill(id: ID!, requestId: ID, sessionId: ID): Skill!
-  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  """
+  Deletes a knowledge page: explicit, destructive and audited (ArtifactDeleted). A page other
+  artifacts reference is refused with HAS_DEPENDENTS unless ` + "`" + `cascade` + "`" + `, which leaves their
+  references broken.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteKnowledge(id: "KNOWLEDGE_ID", reason: "obsolete", cascade: true) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteKnowledge(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Knowledge!
+  """
+  Deletes a skill: explicit, destructive and audited, with HAS_DEPENDENTS and ` + "`" + `cascade` + "`" + ` as for
+  ` + "`" + `deleteKnowledge` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteSkill(id: "SKILL_ID", reason: "replaced") { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteSkill(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Skill!
-  "Removes everything the scope owns, kernels included, and its search documents; nothing of another scope."
+  """
+  Removes everything the scope owns — kernels, artifacts of every family, references,
+  associations, reports, sessions, request records — and its search documents; its events are
+  erased (each keeps its sequence number). Nothing of another scope is touched.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteScope(id: "SCOPE_ID") { nodes events artifacts } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteScope(id: ID!, requestId: ID): ScopeDeletion!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/living.graphqls", Input: `# The living memory: sessions, decay sweeps, total recall, reflection, consolidation, working
-# memory, prompt context, flashbacks and the notifications pushed to minds.
+	{Name: "../../schema/living.graphqls", Input: `# The living memory: sessions, decay, total recall, reflection, consolidation, working memory and flashbacks
+# The memory is active: scores fade, memories sink through the tiers unless claimed, and the
+# Subconscious works in the background, pushing prompts and recollections to minds over the
+# notifications subscription. Every step is an event with its TransactionContext.
 
 enum SessionEndReason { EXPLICIT TIMEOUT CRASH }
 enum SessionMode { TASK CONVERSATION IDLE }
@@ -5340,39 +5607,195 @@ extend type Memory {
 }
 
 extend type Query {
-  "An instance's active session."
+  """
+  An instance's active session; null when it has none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { session(instanceId: "my-mind") { id scopeId mode startedAt lastHeartbeatAt memoriesStored } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   session(instanceId: ID!): MindSession
-  "Memories needing the mind's judgment, with the reasons (default: stale for 30 days or weakly associated)."
+  """
+  The memories needing the mind's judgment, with their reasons: STALE (not stored, retrieved,
+  claimed or reclassified for ` + "`" + `staleDays` + "`" + `), IN_TIME_SPAN (occurred in ` + "`" + `[from, to)` + "`" + `),
+  WEAKLY_ASSOCIATED (no association of at least ` + "`" + `weakAssociationsBelow` + "`" + `); most reasons first,
+  then the longest unreinforced. Without criteria: stale for 30 days or weaker than 0.3, at most
+  50. The mind answers with ` + "`" + `associateMemories` + "`" + ` and ` + "`" + `reclassifyMemory` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { reflect(scopeId: "SCOPE_ID", criteria: {staleDays: 7, weakAssociationsBelow: 0.3}) {
+      reasons lastReinforcedAt associationCount memory { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   reflect(scopeId: ID!, criteria: ReflectCriteria, sessionId: ID, requestId: ID): [ReflectionCandidate!]!
+  """
+  A scope's working memory: the buffer ` + "`" + `updateContext` + "`" + ` fills (empty until it is first filled).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingMemory(scopeId: "SCOPE_ID") { context capacity items { relevance memory { content } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingMemory(scopeId: ID!): WorkingMemory!
-  "The working memory formatted for a prompt within a token budget; with includeStory the mind's story (its newest chapters, within half the budget) comes first."
+  """
+  The working memory's most relevant memories formatted for a prompt, one a line
+  ` + "`" + `- [TIER YYYY-MM-DD] content` + "`" + `, within ` + "`" + `maxTokens` + "`" + ` (default 1,000; tokens estimated as bytes / 4,
+  rounded up) and ` + "`" + `maxMemories` + "`" + ` (default 10). A memory that does not fit whole is cut with "…"
+  when at least 8 of its tokens fit; ` + "`" + `truncated` + "`" + ` says whether anything was left out. With
+  ` + "`" + `includeStory` + "`" + ` the mind's story (its newest chapters, within half the budget) comes first.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { promptContext(scopeId: "SCOPE_ID", maxMemories: 5, maxTokens: 200) { text tokens truncated } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   promptContext(scopeId: ID!, maxMemories: Int, maxTokens: Int, includeStory: Boolean, sessionId: ID, requestId: ID): PromptContext!
-  "Flashbacks: the few past memories resonating with a new message (heartbeat-only messages resonate with nothing)."
+  """
+  Flashbacks: the few past memories (default 3, at most 10) resonating with a new message, cheap
+  enough to call before every turn. One full-text query of the message's stemmed words (the four
+  rarest when it has more) for three times as many hits, ranked by
+  ` + "`" + `0.7 × bm25/best + 0.3 × salience` + "`" + ` — no spreading activation, no ranking in context; archived
+  memories never resonate. A heartbeat-only message
+  (` + "`" + `HEARTBEAT_OK` + "`" + `) resonates with nothing. The results are recorded as retrievals.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { resonate(scopeId: "SCOPE_ID", message: "what should I bake for Ada?") { score memory { content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   resonate(scopeId: ID!, message: String!, maxResults: Int, sessionId: ID, requestId: ID): [RankedMemory!]!
 }
 
 extend type Mutation {
+  """
+  Connects a mind instance to a scope: the session, the scope's IDENTITY_CORE memories and
+  kernels, the last ended session and a welcome. An instance that starts while its session is
+  still active crashed: that session ends as CRASH.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { sessionStart(instanceId: "my-mind", mindType: "assistant", scopeId: "SCOPE_ID") {
+      sessionId welcome identity { content } lastSession { endedAt reason } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   sessionStart(instanceId: ID!, mindType: String!, scopeId: ID!, requestId: ID): SessionContext!
-  "False when the instance has no active session."
+  """
+  Keeps an instance's session alive; false when it has none (start one). A ` + "`" + `mode` + "`" + ` (TASK,
+  CONVERSATION, IDLE) records a ModeChanged: after 90 minutes in TASK mode a BreakNotification
+  is pushed. A session without heartbeats for 5 minutes is ended as TIMEOUT (both are ` + "`" + `serve` + "`" + `
+  settings).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { heartbeat(instanceId: "my-mind", mode: TASK) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   heartbeat(instanceId: ID!, mode: SessionMode): Boolean!
-  "False when the instance had no active session."
+  """
+  Ends an instance's active session; false when it had none. The Subconscious answers with a
+  SessionAuditPrompt ("What do you refuse to lose?") over ` + "`" + `notifications` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { sessionEnd(instanceId: "my-mind", reason: EXPLICIT) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   sessionEnd(instanceId: ID!, reason: SessionEndReason!, requestId: ID): Boolean!
-  "Returns the origin request id; the TotalRecallNotification follows over notifications."
+  """
+  Advises a total recall from the given memories (1..100, one scope) and returns the origin
+  request id. The Subconscious evaluates it — it declines when the mind is over its throttle —
+  and Recall walks the associations of at least 0.3, depth by depth (` + "`" + `maxDepth` + "`" + ` default 3, at
+  most 10), keeping the 16 strongest each level; the result (up to 30 memories ranked by
+  activation, the product of the strengths along the path) is pushed as a
+  TotalRecallNotification to the instance's ` + "`" + `notifications` + "`" + `. ` + "`" + `trace` + "`" + ` of the returned id shows the
+  whole chain.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { totalRecallAdvisory(sourceMemoryIds: ["MEMORY_ID"], maxDepth: 2, instanceId: "my-mind") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   totalRecallAdvisory(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, sessionId: ID, requestId: ID): ID!
+  """
+  Recalculates the scores of a scope's memories (one tier, or all) at the clock's now: a memory
+  below its tier's demotion threshold sinks (TierDemoted), a stored score that drifted by 0.05 or
+  more is rewritten. Nothing is removed. The server also sweeps every scope each
+  ` + "`" + `--decay-interval` + "`" + ` (1 hour).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { decaySweep(scopeId: "SCOPE_ID") { memoriesEvaluated demotions rescored durationMs } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   decaySweep(scopeId: ID!, tier: Tier, requestId: ID): SweepResult!
+  """
+  Merges 2..100 memories of one scope into one new memory: CONCATENATE (the default) joins the
+  contents oldest first, KEEP_NEWEST keeps the newest, KEEP_MOST_SALIENT the most salient. Tags
+  are united, metadata merged (newer wins), the tier is the most prominent of the sources (never
+  ARCHIVE), importance the highest, claimed if any was. The sources leave service (ARCHIVED,
+  ` + "`" + `consolidatedInto` + "`" + ` the new one) and the new memory takes over their associations.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { consolidate(memoryIds: ["MEMORY_ID", "OTHER_MEMORY_ID"], strategy: CONCATENATE) {
+      id content consolidatedFrom } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   consolidate(memoryIds: [ID!]!, strategy: ConsolidationStrategy, sessionId: ID, requestId: ID): Memory!
+  """
+  Fills the scope's working memory for a context: searches the scope (with associations) for the
+  text — at most 64 KiB, its first 4 KiB the query — and keeps the ` + "`" + `capacity` + "`" + ` most relevant
+  memories (relevance = search score; capacity default 12, or the buffer's previous one, at most
+  100). What it held before fades to half its relevance unless found again. A heartbeat-only
+  text changes nothing.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { updateContext(scopeId: "SCOPE_ID", text: "planning Ada's birthday party", capacity: 5) {
+      items { relevance memory { content } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   updateContext(scopeId: ID!, text: String!, capacity: Int, sessionId: ID, requestId: ID): WorkingMemory!
 }
 
 extend type Subscription {
-  "Notifications for a mind instance, a scope, or both."
+  """
+  The notifications pushed to a mind instance, a scope, or both (give at least one):
+  SessionAuditPrompt, BreakNotification and TotalRecallNotification, each with its
+  TransactionContext. They are events of the log, so one published on any server reaches
+  subscribers on every server.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  subscription { notifications(instanceId: "my-mind") {
+      __typename id
+      ... on TotalRecallNotification { depthReached recalled { depth activation memory { content } } }
+      ... on SessionAuditPrompt { prompt memoriesStored } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   notifications(instanceId: ID, scopeId: ID): Notification!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/mnemonic.graphqls", Input: `# Seed 001's pipeline: ingest → episodes → analysis (facets) → search, and smart-fork context.
-# Imports are idempotent on (source adapter, source id): running one again changes nothing and
-# resumes one that stopped half-way. Malformed records are reported (with their line) and
-# skipped; the rest is imported.
+	{Name: "../../schema/mnemonic.graphqls", Input: `# Episodes, facets and ingest: imports, episode definitions, analysis and smart fork
+# Seed 001's pipeline: sources are ingested into ledgers, chunked into episodes, analysed into
+# facets (and vectors, when an embedding model is configured) and searched; smart fork hands a
+# new agent session the past turns that matter. Imports are idempotent on (source adapter,
+# source id): running one again changes nothing and resumes one that stopped half-way.
 
 "How a definition chunks events into episodes."
 enum EpisodeStrategy {
@@ -5603,47 +6026,172 @@ input EpisodeDefinitionInput {
 }
 
 extend type Query {
+  """
+  A scope's episode definitions (the built-in ones an import made, and those ` + "`" + `defineEpisodes` + "`" + `
+  made).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episodeDefinitions(scopeId: "SCOPE_ID") { id name channel strategy config } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episodeDefinitions(scopeId: ID!): [EpisodeDefinition!]!
-  "A scope's episodes, oldest first."
+  """
+  A scope's episodes, oldest first, optionally of one definition or thread, or those holding a
+  memory; at most ` + "`" + `first` + "`" + ` (up to 10,000).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episodes(scopeId: "SCOPE_ID", first: 10) { id startTime endTime eventCount memories { content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episodes(scopeId: ID!, definitionId: ID, threadId: ID, memoryId: ID, first: Int): [Episode!]!
+  """
+  Loads an episode with its items in order; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episode(id: "EPISODE_ID") { id threadId memories { content } facets { type value confidence } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episode(id: ID!): Episode
-  "A scope's facets: by type, then confidence."
+  """
+  A scope's facets, by type, then confidence; filtered by episode, memory, run, type and value;
+  at most ` + "`" + `first` + "`" + ` (up to 10,000).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { facets(scopeId: "SCOPE_ID", type: "person") { value confidence episodeId memoryId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   facets(scopeId: ID!, episodeId: ID, memoryId: ID, runId: ID, type: String, value: String, first: Int): [Facet!]!
+  """
+  The analysis types a scope has run.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { analysisTypes(scopeId: "SCOPE_ID") { name version outputType model } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   analysisTypes(scopeId: ID!): [AnalysisType!]!
+  """
+  A scope's analysis runs, optionally of one episode or status.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { analysisRuns(scopeId: "SCOPE_ID", status: FAILED) { id typeName episodeId errorMessage } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   analysisRuns(scopeId: ID!, episodeId: ID, status: AnalysisStatus, first: Int): [AnalysisRun!]!
+  """
+  The agent sessions imported into a scope (agent transcripts), subagent sessions included.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { agentSessions(scopeId: "SCOPE_ID") { id source model messageCount isSubagent parentSessionId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   agentSessions(scopeId: ID!): [AgentSession!]!
   """
-  Smart fork: the past agent turns most relevant to query, assembled for a new session. With a
-  scopeId only that scope's turns; without one the best turns of every scope that has agent
-  sessions, each assembled within its own scope and labelled with it.
+  Smart fork: the past agent turns most relevant to ` + "`" + `query` + "`" + ` (default 10, at most 100), each
+  assembled with its session, messages and tool calls, and the tokens they take (bytes / 4). With
+  a ` + "`" + `scopeId` + "`" + ` only that scope's turns; without one the best turns of every scope that has agent
+  sessions, each ranked and assembled within its own scope and labelled with it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { forkContext(scopeId: "SCOPE_ID", query: "PDF export crash", maxTurns: 3) { totalTokens
+      relevantTurns { score tokens turn { sourceId } messages { role content } toolCalls { toolName } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   forkContext(scopeId: ID, query: String!, maxTurns: Int, sessionId: ID, requestId: ID): ForkContext!
 }
 
 extend type Mutation {
-  "Imports data (the contents of a source file, at most 32 MiB) into a scope."
+  """
+  Imports the contents of a source file (at most 32 MiB) into a scope: LOCOMO (one LoCoMo
+  conversation), EVENTS (JSON Lines events) or AGENT_SESSIONS (JSON Lines agent transcripts,
+  Claude Code's included). Idempotent and resumable on (source adapter, source id); malformed
+  records are reported with their line and skipped. The formats are in
+  [concepts.md](concepts.md#ingest).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { importData(scopeId: "SCOPE_ID", format: EVENTS,
+      data: "{\"timestamp\": \"2024-05-01T10:00:00Z\", \"channel\": \"chat\", \"content\": \"hello\", \"direction\": \"sent\", \"thread_id\": \"t1\", \"source_id\": \"e1\"}") {
+      imported skipped episodes problems { line message } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   importData(scopeId: ID!, format: ImportFormat!, data: String!, source: String, adapter: String,
     requestId: ID, sessionId: ID): ImportResult!
-  "Creates or updates the episode definition of that name."
+  """
+  Creates or updates the episode definition of that name: a channel (empty: every channel), a
+  strategy and its config.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { defineEpisodes(scopeId: "SCOPE_ID", input: {name: "hourly", strategy: TIME_GAP,
+      config: {gap_seconds: 3600, scope: "thread"}}) { id name } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   defineEpisodes(scopeId: ID!, input: EpisodeDefinitionInput!, requestId: ID): EpisodeDefinition!
-  "Chunks the scope's records by a definition; idempotent."
+  """
+  Chunks the scope's records by the named definition. Episode ids derive from the definition and
+  the first item, so running it again changes nothing; episodes it no longer makes are removed
+  with their runs and facets.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { chunkEpisodes(scopeId: "SCOPE_ID", definition: "hourly") { episodes removed items } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   chunkEpisodes(scopeId: ID!, definition: String!, requestId: ID): ChunkResult!
   """
-  Runs an analysis (persons, entities, topics, file_references, dates; llm when configured) on
-  episodes: one run per (type, episode). By default the runs are executed before the answer,
-  COMPLETED or FAILED. With async: true they are recorded PENDING and returned at once; the
-  server's analysis worker runs them (RUNNING, then COMPLETED or FAILED with the error), and each
-  ends with an AnalysisRunCompleted or AnalysisRunFailed event in memoryEvents. A completed run
-  is not repeated unless forced; a run still pending or running is returned as it stands.
+  Runs an analysis (persons, entities, topics, file_references, dates; llm when the server has
+  ` + "`" + `--llm-url` + "`" + `) on episodes: one run per (type, episode). By default the runs are executed before
+  the answer, COMPLETED or FAILED. With ` + "`" + `async: true` + "`" + ` they are recorded PENDING and returned at
+  once; the server's analysis worker runs them, and each ends with an AnalysisRunCompleted or
+  AnalysisRunFailed event in ` + "`" + `memoryEvents` + "`" + `. A completed run is not repeated unless ` + "`" + `force` + "`" + `; a
+  run still pending or running is returned as it stands; a failed one is run again.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { analyzeEpisodes(scopeId: "SCOPE_ID", type: "persons", async: true) { id status episodeId } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   analyzeEpisodes(scopeId: ID!, type: String!, episodeIds: [ID!], definitionId: ID, force: Boolean,
     async: Boolean, requestId: ID): [AnalysisRun!]!
-  "Gives the scope's memories without a vector one (needs an embedding model); returns how many."
+  """
+  Gives the scope's memories that have no vector one, with the server's embedding model
+  (` + "`" + `--embed-url` + "`" + `); search over the scope is hybrid from then on. Returns how many it embedded.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { embedMemories(scopeId: "SCOPE_ID") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   embedMemories(scopeId: ID!, requestId: ID): Int!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/schema.graphqls", Input: `# totalrecall's public contract. Errors carry a stable code in extensions.code:
-# NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT, FORBIDDEN, UNAVAILABLE, INTERNAL.
+	{Name: "../../schema/schema.graphqls", Input: `# Memories: scopes, kernels, memories, associations, search, history and traces
+# A scope owns everything a mind keeps, with exactly one agent kernel and one world kernel.
+# Memories live in tiers, carry a salience score and are joined by typed, bidirectional
+# associations; search ranks them by text relevance and salience and spreads activation along
+# associations. Every call is an event with its TransactionContext: history shows a memory's,
+# trace a request's causal tree, and memoryEvents streams a scope's as they are committed.
 
 scalar Time
 scalar JSON
@@ -5718,7 +6266,10 @@ type RankedMemory {
   score: Float!
   "Why the memory is in the results."
   reason: ResultReason!
-  "Text hits: bm25 normalised by the query's best, 0..1."
+  """
+  Text relevance in 0..1. searchMemory: bm25 min–max normalised over the query's hits, then
+  ranked in context (1 for the best); resonate: bm25 divided by the best hit's.
+  """
   textScore: Float!
   salience: Float!
   "Association hits: parent score × strength × decay."
@@ -5811,32 +6362,219 @@ input MemoryFilter {
 }
 
 type Query {
+  """
+  Loads a scope with its two kernels; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { scope(id: "SCOPE_ID") { id name agentKernel { id content } worldKernel { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   scope(id: ID!): Scope
+  """
+  Lists every scope.
+
+  Errors: UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { scopes { id name createdAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   scopes: [Scope!]!
-  "Loads a memory and records the retrieval (MemoryAccessed)."
+  """
+  Loads a memory and records the retrieval (a MemoryAccessed event: its access count rises and
+  its salience is reinforced). Null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { memory(id: "MEMORY_ID") { id content tier salience accessCount tags metadata } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memory(id: ID!, sessionId: ID, requestId: ID): Memory
+  """
+  Lists a scope's memories, newest ` + "`" + `occurredAt` + "`" + ` first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50,
+  at most 1,000), filtered by tier, kind, tags (all of them), state, claim and a time range of
+  ` + "`" + `occurredAt` + "`" + `. Archived memories are left out unless ` + "`" + `filter.states` + "`" + ` asks for them. A listing
+  records no retrieval.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { memories(scopeId: "SCOPE_ID", filter: {tiers: [ACTIVE_CONTEXT], tags: ["ada"]}, first: 20) {
+      totalCount hasNextPage endCursor nodes { id content tier salience } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memories(scopeId: ID!, filter: MemoryFilter, first: Int, after: String): MemoryConnection!
+  """
+  Ranks a scope's memories for a query: text relevance in context (episodes, neighbours, the
+  persons and times the query names) with salience, ` + "`" + `score = 0.7 × text + 0.3 × salience` + "`" + `; with
+  ` + "`" + `includeAssociations` + "`" + ` the neighbours of the best hits over associations of strength ≥ 0.5 join
+  with ` + "`" + `score = parent score × strength × 0.5` + "`" + `. At most ` + "`" + `maxResults` + "`" + ` (default 10, at most 1,000).
+  Every result says why it is there (` + "`" + `reason` + "`" + `, ` + "`" + `textScore` + "`" + `, ` + "`" + `activation` + "`" + `, ` + "`" + `via` + "`" + `). Archived
+  memories are left out unless ` + "`" + `filters.states` + "`" + ` asks for them. The results are recorded as
+  retrievals. The formula is in [concepts.md](concepts.md#search).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { searchMemory(scopeId: "SCOPE_ID", query: "birthday", maxResults: 5, includeAssociations: true) {
+      score reason textScore salience activation via { type strength } memory { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   searchMemory(scopeId: ID!, query: String!, maxResults: Int, includeAssociations: Boolean,
     filters: MemoryFilter, sessionId: ID, requestId: ID): [RankedMemory!]!
+  """
+  Lists a memory's associations, read from its end (` + "`" + `sourceId` + "`" + ` is the memory), optionally of some
+  types and at least ` + "`" + `minStrength` + "`" + ` strong.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { associations(memoryId: "MEMORY_ID", types: [CAUSAL, THEMATIC], minStrength: 0.5) {
+      targetId type strength updatedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   associations(memoryId: ID!, types: [AssociationType!], minStrength: Float): [Association!]!
+  """
+  Every event about a memory, in log order, each with its TransactionContext — also after the
+  memory's deletion.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { history(memoryId: "MEMORY_ID") { seq type timestamp context { requestId causationId sourceContext } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   history(memoryId: ID!): [MemoryEvent!]!
+  """
+  The causal tree of a request: every message caused by the command sent with that
+  ` + "`" + `requestId` + "`" + `, and by the messages it caused, in order (` + "`" + `messages` + "`" + `) and as a tree (` + "`" + `roots` + "`" + `).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { trace(requestId: "r-1") { messages { type context { messageId causationId sourceContext } }
+      roots { event { type } children { event { type } } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   trace(requestId: ID!): Trace!
 }
 
 type Mutation {
+  """
+  Creates a scope with its agent kernel and its world kernel (empty; see ` + "`" + `updateKernel` + "`" + `).
+
+  Errors: INVALID_ARGUMENT, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { createScope(name: "my agent") { id agentKernel { id } worldKernel { id } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   createScope(name: String!, requestId: ID): Scope!
+  """
+  Replaces a kernel's content: the agent kernel (who the mind is) or the world kernel (what it
+  holds true of its world).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { updateKernel(kernelId: "KERNEL_ID", content: "I am a careful assistant.") { id content updatedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   updateKernel(kernelId: ID!, content: String!, requestId: ID): Kernel!
+  """
+  Stores one memory; it is searchable as soon as the call returns. The Hippocampus assigns the
+  tier: a suggested one is honoured except ARCHIVE (the memory goes to LONG_TERM); without a
+  suggestion SEMANTIC memories go to LONG_TERM, the others to ACTIVE_CONTEXT. It starts at the
+  salience ` + "`" + `0.25 + 0.30 × importance` + "`" + ` (importance defaults to 0). Content of at most 1 MiB (the
+  server's ` + "`" + `--max-content-bytes` + "`" + `), at most 64 tags of 1..256 bytes (a set, read back sorted),
+  metadata of at most 64 KiB of JSON.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { storeMemory(input: {scopeId: "SCOPE_ID", content: "Ada's birthday is on March 3",
+      kind: SEMANTIC, tags: ["ada"], importance: 0.8, requestId: "r-1"}) { id tier salience } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   storeMemory(input: StoreMemoryInput!): Memory!
+  """
+  Stores up to 10,000 memories in one write, all or none; ` + "`" + `requestId` + "`" + ` and ` + "`" + `sessionId` + "`" + ` are given
+  once for the batch. Each memory is checked as ` + "`" + `storeMemory` + "`" + ` checks it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { storeMemories(inputs: [{scopeId: "SCOPE_ID", content: "first"}, {scopeId: "SCOPE_ID", content: "second"}],
+      requestId: "r-2") { id tier } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   storeMemories(inputs: [StoreMemoryInput!]!, requestId: ID, sessionId: ID): [Memory!]!
+  """
+  Claims a memory for the mind: the claimed part of its salience (0.15) is added, its recency
+  starts again at 1 and from then on it decays 50 times slower. A claim repeated later keeps the
+  first ` + "`" + `claimedAt` + "`" + ` and reinforces the recency again, as a retrieval does.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { claimMemory(id: "MEMORY_ID") { id claimed claimedAt salience } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   claimMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
+  """
+  Moves a memory to another tier and/or merges metadata into it (a null value removes a key).
+  Its recency is reinforced; on a move the Synapse adjusts its associations (into IDENTITY_CORE
+  each gains 0.1, into ARCHIVE each is halved).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { reclassifyMemory(input: {id: "MEMORY_ID", tier: IDENTITY_CORE, reason: "who the user is"}) { id tier } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   reclassifyMemory(input: ReclassifyInput!): Memory!
-  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  """
+  Deletes a memory and its associations: explicit, destructive and audited (a MemoryDeleted in
+  its history, with the reason). A memory other artifacts reference is refused with
+  HAS_DEPENDENTS unless ` + "`" + `cascade` + "`" + `, which deletes it and leaves their references broken.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteMemory(id: "MEMORY_ID", reason: "wrong", cascade: false) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteMemory(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Memory!
+  """
+  Creates, strengthens or weakens the association of two memories of one scope (one per pair
+  and type, read alike from both ends). CREATE (the default) sets the strength, and an existing
+  association is a CONFLICT; STRENGTHEN adds to it (at most 1; creates it if missing); WEAKEN
+  subtracts, and an association weakened to 0 is removed.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { associateMemories(input: {sourceId: "MEMORY_ID", targetId: "OTHER_MEMORY_ID", type: THEMATIC,
+      strength: 0.8}) { sourceId targetId type strength } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   associateMemories(input: AssociateInput!): Association!
 }
 
 type Subscription {
-  "A scope's events as they are committed (from any server on the same graph)."
+  """
+  A scope's events as they are committed, by any server on the same graph: stores, retrievals,
+  scores, tier changes, associations, deletions, imports.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  subscription { memoryEvents(scopeId: "SCOPE_ID") { seq type memoryId context { requestId causationId } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memoryEvents(scopeId: ID!): MemoryEvent!
 }
 `, BuiltIn: false},
@@ -5856,14 +6594,12 @@ extend enum KnowledgeType {
 
 """
 How a chapter was written: MODEL — by the chat model the server names (serve --llm-url, --llm-model); DIGEST — without one, as a dated digest of its memories by salience.
-Errors: none.
 """
 enum StoryMode { MODEL DIGEST }
 
 """
 A memory waiting in its scope's pending log: stored in a mind's session (with the id of an active
 session as sessionId; heartbeat-only messages never), told by no chapter yet.
-Errors: none.
 """
 type PendingMemory {
   memoryId: ID!
@@ -5881,7 +6617,6 @@ type PendingMemory {
 
 """
 A scope's pending log: what the next chapters will tell, oldest first.
-Errors: none.
 """
 type PendingNarrative {
   scopeId: ID!
@@ -5946,7 +6681,6 @@ type Story {
 
 """
 Where a JOURNAL page lies in its file.
-Errors: none.
 """
 type JournalSection {
   "The file, relative to the journal's folder: MEMORY.md or memory/….md."
@@ -5960,7 +6694,6 @@ type JournalSection {
 
 """
 Lines of a journal file, as last imported.
-Errors: none.
 """
 type JournalSnippet {
   scopeId: ID!
@@ -5975,7 +6708,6 @@ type JournalSnippet {
 
 """
 What an import of a journal did.
-Errors: none.
 """
 type JournalImport {
   scopeId: ID!
@@ -6025,34 +6757,73 @@ extend type PromptContext {
 
 extend type Query {
   """
-  A scope's pending log: the memories stored in its minds' sessions that the next chapters will tell, oldest first.
+  A scope's pending log: the memories stored in its minds' sessions that the next chapters will
+  tell, oldest first, with their tokens (bytes / 4, rounded up) and the threshold that starts a
+  consolidation.
+
   Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { pendingNarrative(scopeId: "SCOPE_ID") { tokens thresholdTokens chapters memories { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   pendingNarrative(scopeId: ID!): PendingNarrative!
   """
-  A scope's story: its chapters and the whole as Markdown with the LAST_PROCESSED anchor.
+  A scope's story: its chapters and the whole as Markdown with the
+  ` + "`" + `<!-- LAST_PROCESSED: ISO-8601 -->` + "`" + ` anchor.
+
   Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { story(scopeId: "SCOPE_ID") { markdown lastProcessed chapters { id number title mode memories } } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   story(scopeId: ID!): Story!
   """
-  Lines of a journal file as last imported (seed 003's journal_memory_get): from fromLine (1-based, default 1), at most lines of them (default: to the end).
-  NOT_FOUND: no such file in the scope's journal.
+  Lines of a journal file as last imported (seed 003's journal_memory_get): from ` + "`" + `fromLine` + "`" + `
+  (1-based, default 1), at most ` + "`" + `lines` + "`" + ` of them (default: to the end). NOT_FOUND: no such file in
+  the scope's journal.
+
   Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { journalGet(scopeId: "SCOPE_ID", path: "MEMORY.md", fromLine: 1, lines: 20) { text totalLines } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   journalGet(scopeId: ID!, path: String!, fromLine: Int, lines: Int): JournalSnippet!
 }
 
 extend type Mutation {
   """
-  Writes the next chapter of a scope's story now, from its oldest pending memories (up to the threshold's tokens): with a chat model a first-person chapter from their transcript and the story so far, without one a dated digest by salience. The chapter, the moved anchor and the emptied entries commit in one write; a StoryChapterWritten event follows. Null when nothing is pending. A failed, late or malformed answer of the model leaves the pending log as it was and is recorded (StoryConsolidationFailed). A retry with the same requestId returns the first chapter.
-  CONFLICT: another consolidation of the scope is under way, or requestId was used for another request. UNAVAILABLE: the model failed, was late or answered no chapter.
+  Writes the next chapter of a scope's story now, from its oldest pending memories (up to the
+  threshold's tokens): with a chat model a first-person chapter from their transcript and the
+  story so far, without one a dated digest by salience. The chapter, the moved anchor and the
+  emptied entries commit in one write; a StoryChapterWritten event follows. Null when nothing is
+  pending. A failed, late or malformed answer of the model leaves the pending log as it was and is
+  recorded (StoryConsolidationFailed). A retry with the same requestId returns the first chapter.
+  CONFLICT: another consolidation of the scope is under way, or requestId was used for another
+  request. UNAVAILABLE: the model failed, was late or answered no chapter.
+
   Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { consolidateStory(scopeId: "SCOPE_ID") { number title content mode memoryIds } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   consolidateStory(scopeId: ID!, sessionId: ID, requestId: ID): StoryChapter
   """
-  Makes a scope's journal pages mirror the journal given whole (MEMORY.md and memory/*.md): one knowledge page of type JOURNAL per section, titled with its path and headings, tagged "journal" and "journal:PATH". Idempotent: unchanged sections are left alone, changed ones updated, those no longer there deleted. Search it with searchArtifacts(knowledgeTypes: [JOURNAL]).
+  Makes a scope's journal pages mirror the journal given whole (MEMORY.md and memory/*.md): one
+  knowledge page of type JOURNAL per section, titled with its path and headings, tagged "journal"
+  and "journal:PATH". Idempotent: unchanged sections are left alone, changed ones updated, those
+  no longer there deleted. Search it with ` + "`" + `searchArtifacts(knowledgeTypes: [JOURNAL])` + "`" + `.
   CONFLICT: another import of the scope created the same pages at the same moment (import again).
+
   Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { importJournal(scopeId: "SCOPE_ID", files: [{path: "MEMORY.md", content: "# Me\nI like tea."}]) {
+      pages created updated deleted unchanged } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   importJournal(scopeId: ID!, files: [JournalFileInput!]!, sessionId: ID): JournalImport!
 }
