@@ -62,6 +62,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	err := run(ctx, args, stdin, stdout, stderr)
+	var he *helpError
+	if errors.As(err, &he) {
+		fmt.Fprintf(stderr, "Usage of %s:\n%s", he.name, he.help)
+	}
+	return err
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "hook":
 		return hookCmd(ctx, args[1:], stdin, stdout, stderr)
@@ -86,7 +95,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, fmt.Errorf("%s: flags:\n%s", fs.Name(), flagHelp(fs))
+				return nil, &helpError{name: fs.Name(), help: flagHelp(fs)}
 			}
 			return nil, fmt.Errorf("%s: %v", fs.Name(), err)
 		}
@@ -102,14 +111,23 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// helpError is -h: Run prints the flags on standard error, as the other commands do.
+type helpError struct{ name, help string }
+
+func (e *helpError) Error() string { return e.name + ": " + flag.ErrHelp.Error() }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
+// flagHelp lists the flags as the flag package does, defaults included.
 func flagHelp(fs *flag.FlagSet) string {
 	var b strings.Builder
-	fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "  --%s  %s\n", f.Name, f.Usage) })
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 	return b.String()
 }
 
 func serverFlag(fs *flag.FlagSet) *string {
-	return fs.String("server", "", "the server (default $TOTALRECALL_SERVER, else "+client.DefaultServer+")")
+	return fs.String("server", "", "the server, http://HOST:PORT; unset: $TOTALRECALL_SERVER, else "+client.DefaultServer)
 }
 
 func hookCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -119,12 +137,12 @@ func hookCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	event := args[0]
 	fs := flag.NewFlagSet("hook "+event, flag.ContinueOnError)
 	server := serverFlag(fs)
-	scope := fs.String("scope", "", "the scope, id or name (default $TOTALRECALL_SCOPE, else the project folder's name)")
+	scope := fs.String("scope", "", "the scope, id or name; unset: $TOTALRECALL_SCOPE, else the project folder's name")
 	budget := fs.Duration("budget", hook.DefaultBudget, "answer nothing past this")
 	every := fs.Int("audit-every", hook.DefaultAuditEvery, "stop: ask what you refuse to lose every N turns (0: never)")
-	record := fs.Bool("record", hook.RecordDefault(), "record each turn's prompt and final answer as memories ($TOTALRECALL_RECORD=off turns it off)")
+	record := fs.Bool("record", true, "record each turn's prompt and final answer as memories; unset: off when $TOTALRECALL_RECORD is off")
 	flashbacks := fs.Int("flashbacks", hook.DefaultFlashbacks, "user-prompt-submit: how many memories resonate with the prompt")
-	logFile := fs.String("log", os.Getenv("TOTALRECALL_HOOK_LOG"), "also append problems to this file (default $TOTALRECALL_HOOK_LOG)")
+	logFile := fs.String("log", "", "also append problems to this file; unset: $TOTALRECALL_HOOK_LOG")
 	rest, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -134,6 +152,14 @@ func hookCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	if *every < 0 {
 		return fmt.Errorf("hook %s: --audit-every must not be negative", event)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["record"] {
+		*record = hook.RecordDefault()
+	}
+	if *logFile == "" {
+		*logFile = os.Getenv("TOTALRECALL_HOOK_LOG")
 	}
 	return hook.Run(ctx, event, stdin, stdout, hook.Options{Client: client.FromEnv(*server), Scope: *scope, Budget: *budget,
 		AuditEvery: *every, Record: *record, Flashbacks: *flashbacks, Log: stderr, LogFile: *logFile})
@@ -167,8 +193,8 @@ func (t *triBool) IsBoolFlag() bool { return true }
 func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	server := serverFlag(fs)
-	scope := fs.String("scope", "", "the scope, id or name (default $TOTALRECALL_SCOPE, else the project folder's name)")
-	instance := fs.String("instance", os.Getenv("CLAUDE_CODE_SESSION_ID"), "the mind instance (default $CLAUDE_CODE_SESSION_ID)")
+	scope := fs.String("scope", "", "the scope, id or name; unset: $TOTALRECALL_SCOPE, else the project folder's name")
+	instance := fs.String("instance", "", "the mind instance; unset: $CLAUDE_CODE_SESSION_ID")
 	var channels triBool
 	fs.Var(&channels, "channels", "push notifications as Claude Code channel notifications (default: when the client declares it)")
 	rest, err := parse(fs, args)
@@ -177,6 +203,9 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("mcp: unexpected arguments %q", rest)
+	}
+	if *instance == "" {
+		*instance = os.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	ref := hook.ScopeRef(*scope, "")
 	return client.FromEnv(*server).BridgeMCP(ctx, stdin, stdout, client.BridgeOptions{Scope: ref, Instance: *instance,

@@ -101,13 +101,13 @@ func scopesCmd(ctx context.Context, args []string, out io.Writer) error {
 func storeCmd(ctx context.Context, args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("store", flag.ContinueOnError)
 	server := serverFlag(fs)
-	scope := fs.String("scope", "", "the scope, id or name (an unused name creates it; default $TOTALRECALL_SCOPE)")
+	scope := fs.String("scope", "", "the scope, id or name (an unused name creates it); unset: $TOTALRECALL_SCOPE")
 	tier := fs.String("tier", "", "the suggested tier: IDENTITY_CORE, ACTIVE_CONTEXT, LONG_TERM, ARCHIVE")
 	kind := fs.String("kind", "", "EPISODIC, SEMANTIC or OBSERVATIONAL")
 	var tags listFlag
 	fs.Var(&tags, "tag", "a tag (repeat, or comma-separate)")
 	meta := fs.String("metadata", "", "metadata as a JSON object")
-	importance := fs.Float64("importance", -1, "how much it matters, 0..1")
+	importance := fs.Float64("importance", -1, "how much it matters, 0..1 (-1: the server judges)")
 	asJSON := fs.Bool("json", false, "print the stored memory as JSON")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -184,7 +184,7 @@ func rankedTable(out io.Writer, rs []client.RankedMemory, depth bool) error {
 func searchCmd(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	server := serverFlag(fs)
-	scope := fs.String("scope", "", "the scope, id or name (default $TOTALRECALL_SCOPE)")
+	scope := fs.String("scope", "", "the scope, id or name; unset: $TOTALRECALL_SCOPE")
 	maxN := fs.Int("max", 10, "how many results")
 	var tiers, tags listFlag
 	fs.Var(&tiers, "tier", "only this tier (repeat)")
@@ -265,9 +265,9 @@ func claimCmd(ctx context.Context, args []string, out io.Writer) error {
 func recallCmd(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
 	server := serverFlag(fs)
-	scope := fs.String("scope", "", "with --query: the scope, id or name (default $TOTALRECALL_SCOPE)")
+	scope := fs.String("scope", "", "with --query: the scope, id or name; unset: $TOTALRECALL_SCOPE")
 	query := fs.String("query", "", "recall from the best three results of this search")
-	depth := fs.Int("depth", 0, "how many associations deep (default the server's)")
+	depth := fs.Int("depth", 0, "how many associations deep (0: the server's depth)")
 	wait := fs.Duration("wait", 10*time.Second, "how long to wait for the recollection (at most 60s)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	ids, err := parse(fs, args)
