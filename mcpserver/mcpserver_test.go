@@ -141,7 +141,7 @@ type memory struct {
 	Claimed  bool           `json:"claimed"`
 }
 
-var wantTools = []string{"associate_memories", "claim_memory", "delete_memory", "heartbeat", "history", "prompt_context",
+var wantTools = []string{"associate_memories", "claim_memory", "delete_memory", "heartbeat", "history", "journal_memory_get", "journal_memory_search", "prompt_context",
 	"reclassify_memory", "reflect", "resonate", "search_memory", "session_end", "session_start", "store_memory", "total_recall_advisory"}
 
 func TestToolsOverStreamableHTTP(t *testing.T) {

@@ -16,6 +16,10 @@ import (
 // IDENTITY_CORE memories.
 const IdentityURI = "totalrecall://identity"
 
+// StoryURI is the resource of the connection's scope's story: every chapter, as Markdown with its
+// <!-- LAST_PROCESSED --> anchor.
+const StoryURI = "totalrecall://story"
+
 func (s *Server) addResources() {
 	s.mcp.AddResource(&mcp.Resource{URI: IdentityURI, Name: "identity", Title: "Identity",
 		Description: "Who you are in this scope: the agent and world kernels and the IDENTITY_CORE memories.", MIMEType: "text/markdown"},
@@ -29,6 +33,19 @@ func (s *Server) addResources() {
 				return nil, s.toolError("identity", err)
 			}
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: IdentityURI, MIMEType: "text/markdown", Text: text}}}, nil
+		})
+	s.mcp.AddResource(&mcp.Resource{URI: StoryURI, Name: "story", Title: "Story",
+		Description: "Your story in this scope: the first-person chapters the Subconscious wrote from the memories of your sessions, oldest first.", MIMEType: "text/markdown"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			b, err := bound(ctx)
+			if err != nil {
+				return nil, s.toolError("story", err)
+			}
+			st, err := s.cx.Story(ctx, b.scope.ID)
+			if err != nil {
+				return nil, s.toolError("story", err)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StoryURI, MIMEType: "text/markdown", Text: st.Markdown}}}, nil
 		})
 }
 

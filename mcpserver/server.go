@@ -85,6 +85,7 @@ func New(cx *cortex.Cortex, opts Options) *Server {
 	})
 	s.mcp.AddReceivingMiddleware(s.forgiveNames)
 	s.addTools()
+	s.addJournalTools()
 	s.addResources()
 	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: sdkLog, SessionTimeout: opts.SessionTimeout})
@@ -93,7 +94,8 @@ func New(cx *cortex.Cortex, opts Options) *Server {
 
 const instructions = `totalrecall is your long-term memory: a graph of typed memories, ranked by salience, that fades what does not matter and brings back what does.
 - Call session_start once at the beginning (with your instance id) and session_end when you finish.
-- Before answering about past work, decisions or preferences, call search_memory; call resonate with a new message to get the few memories it brings back.
+- Before answering about past work, decisions or preferences, check both memory systems: search_memory for the graph and journal_memory_search for your journal (MEMORY.md, memory/*.md; read a file's lines with journal_memory_get). Call resonate with a new message to get the few memories it brings back.
+- session_start gives you your story: the newest chapters of your first-person autobiography, written from the memories of your sessions.
 - When something is worth keeping (a decision, a fact about the user or the project, a lesson), call store_memory; claim_memory what you refuse to lose.
 - When a search hints at more, call total_recall_advisory on the best results: it walks their associations and returns the recollection.
 - Link related memories with associate_memories; move a memory between tiers with reclassify_memory; reflect lists memories that need your judgment.
@@ -379,6 +381,10 @@ var aliases = map[string][]string{
 	"metadata":             {"meta"},
 	"max_tokens":           {"token_budget", "budget"},
 	"wait_seconds":         {"wait", "timeout"},
+	"from_line":            {"start_line", "line", "offset", "from"},
+	"lines":                {"count", "limit", "n", "num_lines"},
+	"path":                 {"file", "filename", "file_path"},
+	"include_story":        {"story", "with_story"},
 }
 
 func snake(k string) string {

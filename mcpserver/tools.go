@@ -331,6 +331,9 @@ type sessionStartOut struct {
 	AgentKernel string      `json:"agent_kernel"`
 	WorldKernel string      `json:"world_kernel"`
 	LastSession *sessionOut `json:"last_session,omitempty"`
+	// Story is the newest chapters of the scope's story within the server's budget; "" before
+	// the first chapter.
+	Story string `json:"story"`
 }
 
 type sessionEndIn struct {
@@ -357,13 +360,15 @@ type resonateIn struct {
 }
 
 type promptContextIn struct {
-	Text        string `json:"text,omitempty" jsonschema:"The current context: when given, the working memory is first filled with the memories most relevant to it."`
-	MaxMemories int    `json:"max_memories,omitempty" jsonschema:"At most this many memories."`
-	MaxTokens   int    `json:"max_tokens,omitempty" jsonschema:"Within this many tokens (estimated as bytes / 4)."`
+	Text         string `json:"text,omitempty" jsonschema:"The current context: when given, the working memory is first filled with the memories most relevant to it."`
+	MaxMemories  int    `json:"max_memories,omitempty" jsonschema:"At most this many memories."`
+	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"Within this many tokens (estimated as bytes / 4)."`
+	IncludeStory bool   `json:"include_story,omitempty" jsonschema:"Put your story first: its newest chapters within half of the budget, the memories after them."`
 }
 
 type promptContextOut struct {
 	Text      string      `json:"text"`
+	Story     string      `json:"story"`
 	Tokens    int         `json:"tokens"`
 	Truncated bool        `json:"truncated"`
 	Memories  []memoryOut `json:"memories"`
@@ -562,7 +567,7 @@ func (s *Server) addTools() {
 		})
 
 	addTool(s, "session_start", "Start a session",
-		"Connect to your memory at the start of a session: returns a welcome, your identity (IDENTITY_CORE memories and kernels) and how your last session ended. "+
+		"Connect to your memory at the start of a session: returns a welcome, your identity (IDENTITY_CORE memories and kernels), how your last session ended and your story (the newest chapters of your autobiography). "+
 			"Binds this connection to your instance id, so notifications for it reach you.",
 		additive, schemaFor[sessionStartIn](nil, nil),
 		func(ctx context.Context, b *binding, in sessionStartIn) (string, sessionStartOut, error) {
@@ -594,6 +599,10 @@ func (s *Server) addTools() {
 			}
 			if sc.LastSession != nil {
 				out.LastSession = sessOut(sc.LastSession)
+			}
+			if sc.Story != "" {
+				out.Story = sc.Story
+				lines = append(lines, "", "Your story so far (its newest chapters):", "", sc.Story)
 			}
 			return strings.Join(lines, "\n"), out, nil
 		})
@@ -656,8 +665,8 @@ func (s *Server) addTools() {
 		})
 
 	addTool(s, "prompt_context", "Prompt context",
-		"Your working memory formatted for a prompt within a token budget: the memories most relevant to the current context, one a line. "+
-			"Give text (the task at hand) to refill the working memory first.",
+		"Your working memory formatted for a prompt within a token budget: the memories most relevant to the current context, one a line; "+
+			"with include_story, your story's newest chapters before them. Give text (the task at hand) to refill the working memory first.",
 		additive, schemaFor[promptContextIn](nil, nil),
 		func(ctx context.Context, b *binding, in promptContextIn) (string, promptContextOut, error) {
 			meta := cortex.Meta{SessionID: s.mindSession(ctx, b)}
@@ -666,11 +675,12 @@ func (s *Server) addTools() {
 					return "", promptContextOut{}, err
 				}
 			}
-			pc, err := s.cx.PromptContext(ctx, b.scope.ID, in.MaxMemories, in.MaxTokens, meta)
+			pc, err := s.cx.PromptContextFor(ctx, cortex.PromptContextInput{ScopeID: b.scope.ID, MaxMemories: in.MaxMemories,
+				MaxTokens: in.MaxTokens, IncludeStory: in.IncludeStory, Meta: meta})
 			if err != nil {
-				return "", promptContextOut{}, err
+				return "", promptContextOut{}, snakeField(err)
 			}
-			out := promptContextOut{Text: pc.Text, Tokens: pc.Tokens, Truncated: pc.Truncated, Memories: []memoryOut{}}
+			out := promptContextOut{Text: pc.Text, Story: pc.Story, Tokens: pc.Tokens, Truncated: pc.Truncated, Memories: []memoryOut{}}
 			for _, it := range pc.Items {
 				out.Memories = append(out.Memories, memOut(it.Memory))
 			}
