@@ -99,6 +99,9 @@ type SessionContext struct {
 	WorldKernel domain.Kernel   `json:"worldKernel"`
 	LastSession *MindSession    `json:"lastSession"`
 	Welcome     string          `json:"welcome"`
+	// Story is the newest chapters of the scope's story within the server's budget; "" before
+	// the first chapter.
+	Story string `json:"story"`
 }
 
 // Recollection is the outcome of a total recall waited for.
@@ -238,7 +241,7 @@ func (c *Client) SessionStart(ctx context.Context, instanceID, mindType, scopeID
 	}
 	err := c.Do(ctx, `mutation($i: ID!, $m: String!, $s: ID!) { sessionStart(instanceId: $i, mindType: $m, scopeId: $s) {
   sessionId welcome identity { `+MemoryFields+` } agentKernel { id scopeId family content updatedAt } worldKernel { id scopeId family content updatedAt }
-  lastSession { `+sessionFields+` } } }`, map[string]any{"i": instanceID, "m": mindType, "s": scopeID}, &out)
+  lastSession { `+sessionFields+` } story } }`, map[string]any{"i": instanceID, "m": mindType, "s": scopeID}, &out)
 	if err != nil {
 		return nil, err
 	}

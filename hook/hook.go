@@ -316,6 +316,7 @@ func (h *run) sessionStart(ctx context.Context, in *Input) (*Output, error) {
 		}
 		b.WriteString(s.Welcome + "\n")
 		b.WriteString(identityText(s.Identity, &s.AgentKernel, &s.WorldKernel))
+		b.WriteString(storyText(s.Story))
 	}
 	h.at("taking the queued notifications")
 	ns, err := c.TakeNotifications(ctx, in.SessionID, sc.ID)
@@ -337,14 +338,29 @@ func (h *run) identity(ctx context.Context, scopeID string) (string, error) {
 		Memories struct {
 			Nodes []domain.Memory `json:"nodes"`
 		} `json:"memories"`
+		Story *string `json:"storyContext"`
 	}
 	err := h.opts.Client.Do(ctx, `query($s: ID!) { scope(id: $s) { agentKernel { content } worldKernel { content } }
-  memories(scopeId: $s, filter: { tiers: [IDENTITY_CORE], states: [ACTIVE] }, first: 200) { nodes { `+client.MemoryFields+` } } }`,
+  memories(scopeId: $s, filter: { tiers: [IDENTITY_CORE], states: [ACTIVE] }, first: 200) { nodes { `+client.MemoryFields+` } }
+  storyContext(scopeId: $s) }`,
 		map[string]any{"s": scopeID}, &out)
 	if err != nil {
 		return "", err
 	}
-	return identityText(out.Memories.Nodes, &out.Scope.AgentKernel, &out.Scope.WorldKernel), nil
+	story := ""
+	if out.Story != nil {
+		story = *out.Story
+	}
+	return identityText(out.Memories.Nodes, &out.Scope.AgentKernel, &out.Scope.WorldKernel) + storyText(story), nil
+}
+
+// storyText introduces the story (seed 003's STORY.md, injected where the mind starts); "" for
+// none.
+func storyText(story string) string {
+	if strings.TrimSpace(story) == "" {
+		return ""
+	}
+	return "Your story so far (its newest chapters):\n\n" + strings.TrimSpace(story) + "\n\n"
 }
 
 func identityText(ms []domain.Memory, agent, world *domain.Kernel) string {

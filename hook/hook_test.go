@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -317,5 +318,101 @@ func TestHookNeverHoldsTheAgentUp(t *testing.T) {
 	}
 	if err := hook.Run(context.Background(), "pre-tool-use", strings.NewReader(in), &bytes.Buffer{}, hook.Options{}); err == nil {
 		t.Fatal("an unknown event ran")
+	}
+}
+
+// TestSessionStartTellsTheStory: the session-start hook gives the agent its story — the newest
+// chapters, after the identity — when a session starts, and again when it resumes or its
+// context was compacted.
+func TestSessionStartTellsTheStory(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
+	opts := hook.Options{Scope: "atlas", Record: false}
+	sc, _, err := s.c.ResolveScope(ctx, "atlas")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// An earlier session stored a memory, which the Subconscious told as chapter 1.
+	earlier, err := s.c.SessionStart(ctx, "earlier-session", "claude-code", sc.ID)
+	if err != nil || earlier.Story != "" {
+		t.Fatalf("a story before the first chapter: %+v %v", earlier, err)
+	}
+	m, err := s.c.StoreMemory(ctx, client.StoreInput{ScopeID: sc.ID, SessionID: earlier.SessionID,
+		Content: "We moved the ledger to Postgres after the March outage; \"never again\" {said} <_:the team>."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p, err := s.cx.PendingNarrative(ctx, sc.ID)
+		if err == nil && len(p.Entries) == 1 && p.Entries[0].MemoryID == m.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the memory did not reach the pending log: %+v %v", p, err)
+		}
+	}
+	ch, err := s.cx.ConsolidateStory(ctx, sc.ID, cortex.Meta{})
+	if err != nil || ch == nil || ch.Number != 1 {
+		t.Fatalf("chapter: %+v %v", ch, err)
+	}
+	chapter := "## Chapter 1: " + ch.Title + "\n\n" + strings.TrimSpace(ch.Page.Content)
+	if !strings.Contains(chapter, m.Content) {
+		t.Fatalf("the chapter does not tell the memory:\n%s", chapter)
+	}
+	if _, err := s.c.SessionEnd(ctx, "earlier-session", "EXPLICIT"); err != nil {
+		t.Fatal(err)
+	}
+
+	const tail = "\nUse the totalrecall tools: search_memory before answering about past work, decisions or preferences; store_memory for what is worth keeping; claim_memory for what you refuse to lose."
+	out, log := run(t, s, hook.SessionStart, input(t, "claude-session-start.json", transcript), opts)
+	got := additional(t, out, "SessionStart")
+	if !strings.HasPrefix(got, `[totalrecall] Your memory is the scope "atlas" (`+sc.ID+`); your instance id is `+claudeSession+".\nWelcome back, claude-code.") ||
+		!strings.HasSuffix(got, ".\nYour story so far (its newest chapters):\n\n"+chapter+"\n"+tail) || log != "" {
+		t.Fatalf("session-start context:\n%s\nlog: %s", got, log)
+	}
+
+	// Resumed or compacted, the session goes on and the story comes back with the identity.
+	for _, source := range []string{"resume", "compact"} {
+		in := strings.Replace(input(t, "claude-session-start.json", transcript), `"source":"startup"`, `"source":"`+source+`"`, 1)
+		out, log = run(t, s, hook.SessionStart, in, opts)
+		got = additional(t, out, "SessionStart")
+		want := `[totalrecall] Your memory is the scope "atlas" (` + sc.ID + `); your instance id is ` + claudeSession + ".\n" +
+			"Your session goes on (" + source + ").\nYour story so far (its newest chapters):\n\n" + chapter + "\n" + tail
+		if got != want || log != "" {
+			t.Fatalf("session-start (%s) context:\n%s\nwant:\n%s\nlog: %s", source, got, want, log)
+		}
+	}
+}
+
+// storyContext, the query the hook reads on resume: the budget, and bad input.
+func TestStoryContextQuery(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	sc, _, err := s.c.ResolveScope(ctx, "quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		S *string `json:"storyContext"`
+	}
+	if err := s.c.Do(ctx, `query($s: ID!) { storyContext(scopeId: $s) }`, map[string]any{"s": sc.ID}, &out); err != nil || out.S != nil {
+		t.Fatalf("before the first chapter: %v %v", out.S, err)
+	}
+	for _, tc := range []struct {
+		vars map[string]any
+		code string
+	}{
+		{map[string]any{"s": sc.ID, "n": 0}, "INVALID_ARGUMENT"},
+		{map[string]any{"s": sc.ID, "n": 1 << 21}, "INVALID_ARGUMENT"},
+		{map[string]any{"s": "8f0e6a52-0000-4000-8000-000000000000", "n": 10}, "NOT_FOUND"},
+		{map[string]any{"s": "' or 1=1 <_:x>", "n": 10}, "INVALID_ARGUMENT"},
+	} {
+		err := s.c.Do(ctx, `query($s: ID!, $n: Int) { storyContext(scopeId: $s, maxTokens: $n) }`, tc.vars, &out)
+		var de *domain.Error
+		if !errors.As(err, &de) || de.Code != tc.code {
+			t.Errorf("storyContext(%v) = %v, want %s", tc.vars, err, tc.code)
+		}
 	}
 }

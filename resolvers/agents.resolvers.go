@@ -74,3 +74,22 @@ func (r *queryResolver) QueuedNotifications(ctx context.Context, instanceID stri
 	}
 	return r.notifications(ctx, evs)
 }
+
+// StoryContext is the resolver for the storyContext field.
+func (r *queryResolver) StoryContext(ctx context.Context, scopeID string, maxTokens *int) (*string, error) {
+	if _, err := r.Cortex.Scope(ctx, scopeID); err != nil {
+		return nil, err
+	}
+	mt := 0
+	if maxTokens != nil {
+		if *maxTokens < 1 {
+			return nil, domain.FieldErrorf("maxTokens", "must be at least 1")
+		}
+		mt = *maxTokens
+	}
+	text, err := r.Cortex.StoryContext(ctx, scopeID, mt)
+	if err != nil || text == "" {
+		return nil, err
+	}
+	return &text, nil
+}

@@ -555,6 +555,7 @@ type ComplexityRoot struct {
 		Skill               func(childComplexity int, id string) int
 		Skills              func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
 		Story               func(childComplexity int, scopeID string) int
+		StoryContext        func(childComplexity int, scopeID string, maxTokens *int) int
 		Trace               func(childComplexity int, requestID string) int
 		WorkingMemory       func(childComplexity int, scopeID string) int
 		WorkingState        func(childComplexity int, id string) int
@@ -907,6 +908,7 @@ type QueryResolver interface {
 	History(ctx context.Context, memoryID string) ([]*domain.Event, error)
 	Trace(ctx context.Context, requestID string) (*model.Trace, error)
 	QueuedNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
+	StoryContext(ctx context.Context, scopeID string, maxTokens *int) (*string, error)
 	Knowledge(ctx context.Context, id string) (*domain.Artifact, error)
 	KnowledgePages(ctx context.Context, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) (*model.KnowledgeConnection, error)
 	Skill(ctx context.Context, id string) (*domain.Artifact, error)
@@ -3580,6 +3582,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Story(childComplexity, args["scopeId"].(string)), true
+	case "Query.storyContext":
+		if e.complexity.Query.StoryContext == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storyContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.StoryContext(childComplexity, args["scopeId"].(string), args["maxTokens"].(*int)), true
 	case "Query.trace":
 		if e.complexity.Query.Trace == nil {
 			break
@@ -4837,6 +4850,19 @@ extend type Query {
   ` + "`" + `` + "`" + `` + "`" + `
   """
   queuedNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
+  """
+  A scope's story as a mind gets it where it starts (SessionContext.story): its newest chapters,
+  whole and in order, within maxTokens (bytes / 4; default the server's ` + "`" + `serve
+  --story-context-tokens` + "`" + `, at most 1,048,576); null before the first chapter. A coding agent's
+  session-start hook reads it when a session resumes or its context was compacted.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { storyContext(scopeId: "SCOPE_ID", maxTokens: 2000) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  storyContext(scopeId: ID!, maxTokens: Int): String
 }
 
 extend type Mutation {
@@ -8278,6 +8304,22 @@ func (ec *executionContext) field_Query_skills_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_storyContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxTokens", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxTokens"] = arg1
 	return args, nil
 }
 
@@ -20885,6 +20927,47 @@ func (ec *executionContext) fieldContext_Query_queuedNotifications(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_queuedNotifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_storyContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_storyContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().StoryContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxTokens"].(*int))
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_storyContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_storyContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -34532,6 +34615,25 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "storyContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_storyContext(ctx, field)
 				return res
 			}
 
