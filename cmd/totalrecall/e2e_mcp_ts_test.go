@@ -46,6 +46,17 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	s := startServer(t, withLiving(storeFlags{store: "file://" + t.TempDir()}))
 	defer s.stop(t)
+	// Each transport's scope has a journal for the journal tools to read.
+	for _, name := range []string{"ts-http", "ts-stdio"} {
+		var r struct {
+			R struct {
+				Scope struct{ ID string } `json:"scope"`
+			} `json:"resolveScope"`
+		}
+		s.ok(t, `mutation($n: String!) { resolveScope(scope: $n) { scope { id } } }`, map[string]any{"n": name}, &r)
+		s.ok(t, `mutation($s: ID!, $f: [JournalFileInput!]!) { importJournal(scopeId: $s, files: $f) { pages } }`,
+			map[string]any{"s": r.R.Scope.ID, "f": []map[string]any{{"path": "MEMORY.md", "content": "# Me\n\n## Tastes\n\nI like green tea.\n\n## Work\n\nI review Go.\n"}}}, nil)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), "http://"+s.addr, bin)
@@ -63,6 +74,12 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		Recalled          []string
 		RecalledExpected  string
 		Channel           []struct{ Kind, Instance, Head string }
+		Journal           struct {
+			Path            string
+			Headings        []string
+			FromLine, Lines int
+			Text            string
+		}
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("the TypeScript client printed %q: %v", stdout.String(), err)
@@ -73,10 +90,14 @@ func TestMCPTypeScriptClient(t *testing.T) {
 			t.Fatalf("no result over %s: %s", transport, stdout.String())
 		}
 		if !r.ChannelCapability || fmt.Sprint(r.Tools) != fmt.Sprint([]string{"associate_memories", "claim_memory", "delete_memory", "heartbeat", "history",
-			"prompt_context", "reclassify_memory", "reflect", "resonate", "search_memory", "session_end", "session_start", "store_memory", "total_recall_advisory"}) ||
+			"journal_memory_get", "journal_memory_search", "prompt_context", "reclassify_memory", "reflect", "resonate", "search_memory", "session_end", "session_start", "store_memory", "total_recall_advisory"}) ||
 			r.Instance != inst || r.Scope != "ts-"+transport || r.Found != 2 || !r.Claimed ||
 			fmt.Sprint(r.Recalled) != fmt.Sprint([]string{r.RecalledExpected}) {
 			t.Errorf("over %s: %+v", transport, r)
+		}
+		if j := r.Journal; j.Path != "MEMORY.md" || fmt.Sprint(j.Headings) != "[Me Tastes]" || j.FromLine != 3 || j.Lines != 3 ||
+			j.Text != "## Tastes\n\nI like green tea." {
+			t.Errorf("the journal over %s: %+v", transport, j)
 		}
 		if len(r.Channel) != 1 || r.Channel[0].Kind != "SessionAuditPrompt" || r.Channel[0].Instance != inst ||
 			r.Channel[0].Head != "SessionAuditPrompt: What do you refuse to lose?" {

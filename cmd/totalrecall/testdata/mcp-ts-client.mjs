@@ -23,6 +23,8 @@ async function session(transport, label) {
     return r.structuredContent;
   };
   const started = await call("session_start", {});
+  const hit = (await call("journal_memory_search", { query: "green tea" })).results[0];
+  const snippet = await call("journal_memory_get", { path: hit.path, from_line: hit.from_line, lines: hit.lines });
   const a = (await call("store_memory", { content: `${label}: the cache is warmed at start.`, tags: ["ops"] })).memory.memory_id;
   const b = (await call("store_memory", { text: `${label}: a cold cache makes the first searches slow.` })).memory.memory_id;
   const found = (await call("search_memory", { query: "cache", max_results: 5 })).results.length;
@@ -36,6 +38,7 @@ async function session(transport, label) {
     channelCapability: Boolean(caps?.experimental?.["claude/channel"]),
     tools, instance: started.instance_id, scope: started.scope, found, claimed,
     recalled: rec.recalled.map((r) => r.memory.memory_id), recalledExpected: b,
+    journal: { path: hit.path, headings: hit.headings, fromLine: hit.from_line, lines: hit.lines, text: snippet.text },
     channel: channel.map((p) => ({ kind: p.meta.kind, instance: p.meta.instance_id, head: p.content.split("\n")[0] })),
   };
 }
