@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/google/uuid"
+
 	"github.com/totalrecall/totalrecall/domain"
 )
 
@@ -22,6 +24,7 @@ notice.seq: int .
 
 type Notice {
   tr.kind
+  tr.id
   tr.scope
   notice.instance
   notice.message
@@ -47,7 +50,16 @@ func noticeJSON(i int, ev *domain.Event) map[string]any {
 		return nil
 	}
 	return map[string]any{"uid": fmt.Sprintf("_:notice%d", i), "dgraph.type": kindNotice, "tr.kind": kindNotice,
-		"tr.scope": ev.ScopeID, "notice.instance": inst, "notice.message": ev.Context.MessageID, "notice.seq": ev.Seq}
+		"tr.id": noticeID(inst, ev.Context.MessageID), "tr.scope": ev.ScopeID, "notice.instance": inst,
+		"notice.message": ev.Context.MessageID, "notice.seq": ev.Seq}
+}
+
+// noticeNamespace makes the ids of notices: a notice is named by its instance and its
+// notification, so an export and an import carry it as every other record (by its id).
+var noticeNamespace = uuid.MustParse("0c6f3f1e-8a47-4d59-b2f4-3e9a51d7c2a6")
+
+func noticeID(instanceID, messageID string) string {
+	return uuid.NewSHA1(noticeNamespace, []byte(instanceID+"\x00"+messageID)).String()
 }
 
 type noticeNode struct {
