@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/totalrecall/totalrecall/client"
 	"github.com/totalrecall/totalrecall/domain"
@@ -231,20 +232,38 @@ func pstrs(p map[string]any, k string) []string {
 	return out
 }
 
-// await marks a total recall a tool waits for (until done is called).
-func (b *binding) await(origin string) (done func()) {
+// await marks a total recall a tool waits for, until done is called: with returned, the tool
+// returned its recollection, which then stays marked for ReturnedFor.
+func (b *binding) await(origin string) (done func(returned bool)) {
 	b.mu.Lock()
 	if b.awaited == nil {
 		b.awaited = map[string]bool{}
 	}
 	b.awaited[origin] = true
 	b.mu.Unlock()
-	return func() {
+	return func(returned bool) {
 		b.mu.Lock()
+		defer b.mu.Unlock()
 		delete(b.awaited, origin)
-		b.mu.Unlock()
+		if !returned {
+			return
+		}
+		now := time.Now()
+		if b.returned == nil {
+			b.returned = map[string]time.Time{}
+		}
+		for o, at := range b.returned {
+			if now.Sub(at) > ReturnedFor {
+				delete(b.returned, o)
+			}
+		}
+		b.returned[origin] = now
 	}
 }
+
+// ReturnedFor is how long a recollection a tool returned is kept from the channel: far longer
+// than a published notification takes to reach the pusher.
+const ReturnedFor = 10 * time.Minute
 
 func (b *binding) awaits(origin string) bool {
 	if origin == "" {
@@ -252,5 +271,6 @@ func (b *binding) awaits(origin string) bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.awaited[origin]
+	_, done := b.returned[origin]
+	return b.awaited[origin] || done
 }

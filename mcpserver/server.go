@@ -134,6 +134,9 @@ type binding struct {
 	// awaited are the total recalls a tool of this connection waits for: their recollections
 	// are the tool's to return, not the channel's to push.
 	awaited map[string]bool
+	// returned are the total recalls whose recollection a tool returned, and when: the pusher,
+	// which may see the recollection after the tool returned, does not push it again.
+	returned map[string]time.Time
 }
 
 type bindingKey struct{}

@@ -537,8 +537,10 @@ func (s *Server) addTools() {
 				}
 			}
 			origin := domain.NewID()
+			returned := false
 			if wait > 0 {
-				defer b.await(origin)()
+				done := b.await(origin)
+				defer func() { done(returned) }()
 			}
 			rec, err := s.cx.TotalRecallAndWait(ctx, cortex.TotalRecallInput{SourceMemoryIDs: in.SourceMemoryIDs, MaxDepth: in.MaxDepth,
 				InstanceID: s.instanceOf(b, in.InstanceID), SessionID: s.mindSession(ctx, b), RequestID: origin}, wait)
@@ -563,6 +565,7 @@ func (s *Server) addTools() {
 				return "", recallOut{}, err
 			}
 			out.Status, out.DepthReached, out.Recalled = "recalled", n.DepthReached, rankedOuts(rs)
+			returned = true
 			return n.Text(), out, nil
 		})
 
