@@ -310,8 +310,9 @@ func TestMCPStdioCommand(t *testing.T) {
 	}
 	defer cs.Close()
 	ctx := context.Background()
+	// Seed 000's fourteen tools and seed 003's two journal tools.
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 14 {
+	if err != nil || len(tools.Tools) != 16 {
 		t.Fatalf("tools: %v %d", err, len(tools.Tools))
 	}
 	call := func(name string, args map[string]any) map[string]any {
