@@ -1,0 +1,875 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Exploring a scope's graph (domain.GraphExplorer): memories, episodes, facets, knowledge,
+// skills, working states, kernels and agent messages as nodes; associations, episode membership,
+// facets, references and consolidation as edges. Every node read is checked against the scope
+// asked for, whatever edge led to it.
+
+var _ domain.GraphExplorer = (*Store)(nil)
+
+// exploreHead is what a node of the explored graph is read with: enough for its kind, label,
+// tier, salience, state and time, and the ends of a facet.
+const exploreHead = `uid tr.id tr.kind tr.scope mem.content mem.tier mem.salience mem.state mem.occurredAt kernel.family
+art.state art.doc ep.start ep.thread ep.doc fc.type fc.value fc.memory fc.episode ag.doc life.family`
+
+// xNode is a node as exploreHead reads it; W is the strength of the association it was reached
+// through (the facet aliased w).
+type xNode struct {
+	UID        string     `json:"uid"`
+	ID         string     `json:"tr.id"`
+	Kind       string     `json:"tr.kind"`
+	Scope      string     `json:"tr.scope"`
+	Content    string     `json:"mem.content"`
+	Tier       string     `json:"mem.tier"`
+	Salience   *float64   `json:"mem.salience"`
+	MemState   string     `json:"mem.state"`
+	Occurred   *time.Time `json:"mem.occurredAt"`
+	KFamily    string     `json:"kernel.family"`
+	ArtState   string     `json:"art.state"`
+	ArtDoc     string     `json:"art.doc"`
+	EpStart    *time.Time `json:"ep.start"`
+	EpThread   string     `json:"ep.thread"`
+	EpDoc      string     `json:"ep.doc"`
+	FcType     string     `json:"fc.type"`
+	FcValue    string     `json:"fc.value"`
+	FcMemory   string     `json:"fc.memory"`
+	FcEpisode  string     `json:"fc.episode"`
+	AgDoc      string     `json:"ag.doc"`
+	LifeFamily string     `json:"life.family"`
+	W          *float64   `json:"w"`
+}
+
+// xRow is a node with its edges, one alias per edge spec (e0 … e23; see edgeSpecs).
+type xRow struct {
+	xNode
+	E0  xEnds `json:"e0"`
+	E1  xEnds `json:"e1"`
+	E2  xEnds `json:"e2"`
+	E3  xEnds `json:"e3"`
+	E4  xEnds `json:"e4"`
+	E5  xEnds `json:"e5"`
+	E6  xEnds `json:"e6"`
+	E7  xEnds `json:"e7"`
+	E8  xEnds `json:"e8"`
+	E9  xEnds `json:"e9"`
+	E10 xEnds `json:"e10"`
+	E11 xEnds `json:"e11"`
+	E12 xEnds `json:"e12"`
+	E13 xEnds `json:"e13"`
+	E14 xEnds `json:"e14"`
+	E15 xEnds `json:"e15"`
+	E16 xEnds `json:"e16"`
+	E17 xEnds `json:"e17"`
+	E18 xEnds `json:"e18"`
+	E19 xEnds `json:"e19"`
+	E20 xEnds `json:"e20"`
+	E21 xEnds `json:"e21"`
+	E22 xEnds `json:"e22"`
+	E23 xEnds `json:"e23"`
+	// facets are the facets describing the node (read by facetBlocks, hung on it by noteFacets).
+	facets []*xNode
+}
+
+// xEnds are the other ends of one edge alias: a list, or one object for a single-uid predicate
+// (mem.consolidatedInto).
+type xEnds []xNode
+
+func (e *xEnds) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		var one xNode
+		if err := decode(b, &one); err != nil {
+			return err
+		}
+		*e = xEnds{one}
+		return nil
+	}
+	return decode(b, (*[]xNode)(e))
+}
+
+func (r *xRow) ends(i int) xEnds {
+	return [...]xEnds{r.E0, r.E1, r.E2, r.E3, r.E4, r.E5, r.E6, r.E7, r.E8, r.E9, r.E10, r.E11, r.E12, r.E13,
+		r.E14, r.E15, r.E16, r.E17, r.E18, r.E19, r.E20, r.E21, r.E22, r.E23}[i]
+}
+
+// edgeSpec is one uid predicate of the explored graph, read forward (the node holds it) or
+// in reverse (the node is its object). Forward, the edge goes from the node to the other end.
+type edgeSpec struct {
+	pred    string
+	reverse bool
+	kind    domain.GraphEdgeKind
+	typ     string
+}
+
+var edgeSpecs = func() []edgeSpec {
+	var out []edgeSpec
+	both := func(pred string, k domain.GraphEdgeKind, typ string) {
+		out = append(out, edgeSpec{pred, false, k, typ}, edgeSpec{pred, true, k, typ})
+	}
+	for _, at := range domain.AssociationTypes {
+		both(assocPred(at), domain.EdgeAssociation, string(at))
+	}
+	both("ep.items", domain.EdgeEpisodeMember, "")
+	for _, t := range domain.RefTypes {
+		both(refPred(t), domain.EdgeReference, string(t))
+	}
+	both("mem.consolidatedInto", domain.EdgeConsolidation, "")
+	if len(out) != 24 {
+		panic("graph: xRow has 24 edge aliases")
+	}
+	return out
+}()
+
+// follows reports whether f follows the edges of spec.
+func (sp edgeSpec) follows(f *domain.EdgeFilter) bool {
+	switch sp.kind {
+	case domain.EdgeAssociation:
+		return f.FollowsAssoc(domain.AssociationType(sp.typ))
+	case domain.EdgeReference:
+		return f.FollowsRef(domain.RefType(sp.typ))
+	}
+	return f.Follows(sp.kind)
+}
+
+// edgeBlocks is the selection of the edges f follows, each other end read with its head;
+// within, when not empty, keeps only the other ends among a uid variable.
+func edgeBlocks(f *domain.EdgeFilter, within string) string {
+	var b strings.Builder
+	filter := ""
+	if within != "" {
+		filter = "@filter(uid(" + within + ")) "
+	}
+	for i, sp := range edgeSpecs {
+		if !sp.follows(f) {
+			continue
+		}
+		p := sp.pred
+		if sp.reverse {
+			p = "~" + p
+		}
+		facets := ""
+		if sp.kind == domain.EdgeAssociation {
+			facets = "@facets(w: strength) "
+		}
+		fmt.Fprintf(&b, "e%d: %s %s%s{ %s } ", i, p, filter, facets, exploreHead)
+	}
+	return b.String()
+}
+
+// exploredKind is the node kind of a graph node, "" for nodes that are not part of the
+// explored graph (events, requests, runs, ...).
+func (n *xNode) exploredKind() domain.GraphNodeKind {
+	switch n.Kind {
+	case kindMemory:
+		return domain.NodeMemory
+	case kindEpisode:
+		return domain.NodeEpisode
+	case kindFacet:
+		return domain.NodeFacet
+	case kindKnowledge:
+		return domain.NodeKnowledge
+	case kindSkill:
+		return domain.NodeSkill
+	case kindWorkingState:
+		return domain.NodeWorkingState
+	case kindAgentMessage:
+		return domain.NodeAgentMessage
+	case kindRemoved:
+		return domain.NodeRemoved
+	case kindKernel:
+		return domain.NodeKindOfFamily(domain.ArtifactFamily(n.KFamily))
+	}
+	return ""
+}
+
+// exploredKinds are the tr.kind values of the explored graph's nodes.
+var exploredKinds = []string{kindMemory, kindEpisode, kindFacet, kindKnowledge, kindSkill, kindWorkingState,
+	kindAgentMessage, kindRemoved, kindKernel}
+
+// node builds the GraphNode of n.
+func (n *xNode) node() *domain.GraphNode {
+	g := &domain.GraphNode{ID: n.ID, Kind: n.exploredKind(), State: domain.EndActive}
+	switch n.Kind {
+	case kindMemory:
+		g.Label = domain.Label(n.Content)
+		g.Tier = domain.Tier(n.Tier)
+		sal := 0.0
+		if n.Salience != nil {
+			sal = *n.Salience
+		}
+		g.Salience = &sal
+		if n.MemState == string(domain.StateArchived) {
+			g.State = domain.EndArchived
+		}
+		g.OccurredAt = utcPtr(n.Occurred)
+	case kindEpisode:
+		var d episodeDoc
+		_ = json.Unmarshal([]byte(n.EpDoc), &d)
+		label := "episode"
+		if n.EpThread != "" {
+			label += " · " + n.EpThread
+		}
+		if n.EpStart != nil {
+			label += " · " + n.EpStart.UTC().Format("2006-01-02 15:04")
+		}
+		g.Label = domain.Label(fmt.Sprintf("%s (%d events)", label, d.EventCount))
+		g.OccurredAt = utcPtr(n.EpStart)
+	case kindFacet:
+		g.Label = domain.Label(n.FcType + ": " + n.FcValue)
+	case kindKnowledge, kindSkill, kindWorkingState:
+		var d artDoc
+		_ = json.Unmarshal([]byte(n.ArtDoc), &d)
+		g.Label = domain.Label(d.Title)
+		switch {
+		case n.Kind == kindWorkingState:
+			g.State = domain.EndTransient
+		case n.ArtState == string(domain.StateArchived):
+			g.State = domain.EndArchived
+		}
+	case kindKernel:
+		g.Label = strings.ReplaceAll(strings.TrimSuffix(n.KFamily, "_kernel"), "_", " ") + " kernel"
+	case kindAgentMessage:
+		var d struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}
+		_ = json.Unmarshal([]byte(n.AgDoc), &d)
+		g.Label = domain.Label(d.Role + ": " + d.Content)
+	case kindRemoved:
+		g.Label = "removed " + strings.ReplaceAll(n.LifeFamily, "_", " ")
+		g.State = domain.EndRemoved
+	}
+	return g
+}
+
+// walk is the state of one neighbourhood walk.
+type walk struct {
+	s       *Store
+	ctx     context.Context
+	scope   string
+	follow  *domain.EdgeFilter
+	floor   float64
+	limit   int
+	byUID   map[string]*xNode
+	order   []string // uids in the order they were taken
+	idToUID map[string]string
+	edges   map[string]*domain.GraphEdge
+	// pending are the edges seen so far by the uids of their ends, kept until both are taken.
+	pending   []pendingEdge
+	truncated bool
+}
+
+type pendingEdge struct {
+	a, b string // uids
+	e    *domain.GraphEdge
+}
+
+// candidate is a node reachable from the taken ones, with the rank of its strongest edge.
+type candidate struct {
+	n    *xNode
+	rank float64
+}
+
+// edgeRank orders the nodes a level reaches: an association counts its strength, every other
+// edge 0.5 (membership of a large episode would otherwise crowd out strong associations).
+func edgeRank(e *domain.GraphEdge) float64 {
+	if e.Strength != nil {
+		return *e.Strength
+	}
+	return 0.5
+}
+
+// Neighborhood walks from the seeds breadth first (domain.GraphExplorer).
+func (s *Store) Neighborhood(ctx context.Context, q domain.NeighborhoodQuery) (*domain.Subgraph, error) {
+	if !domain.ValidID(q.ScopeID) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", q.ScopeID)
+	}
+	w := &walk{s: s, ctx: ctx, scope: q.ScopeID, follow: q.Follow, limit: q.Limit,
+		byUID: map[string]*xNode{}, idToUID: map[string]string{}, edges: map[string]*domain.GraphEdge{}}
+	if q.MinStrength != nil {
+		w.floor = *q.MinStrength
+	}
+	if w.limit <= 0 {
+		w.limit = domain.DefaultNeighborhoodLimit
+	}
+	seeds := validIDs(q.Seeds)
+	// The first read takes the scope's node along with the seeds: one round trip.
+	rows, scopeFound, err := w.readSeeds(seeds)
+	if err != nil {
+		return nil, err
+	}
+	if !scopeFound {
+		return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", q.ScopeID)
+	}
+	// Seeds in the order asked, once each.
+	byID := map[string]*xRow{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	var seedRows []*xRow
+	for _, id := range seeds {
+		r := byID[id]
+		if r == nil || w.byUID[r.UID] != nil {
+			continue
+		}
+		if len(w.order) == w.limit {
+			w.truncated = true
+			break
+		}
+		w.take(&r.xNode)
+		seedRows = append(seedRows, r)
+	}
+	// rows are the last nodes taken, read with their edges: to anything while the walk goes on,
+	// only to taken nodes once it ends (the edges among the last level).
+	rows, within := seedRows, false
+	for level := 1; level <= q.Depth && len(rows) > 0; level++ {
+		cands, err := w.expand(rows, within)
+		if err != nil {
+			return nil, err
+		}
+		room := w.limit - len(w.order)
+		if len(cands) > room {
+			w.truncated = true
+			cands = cands[:room]
+		}
+		next := make([]string, 0, len(cands))
+		for _, c := range cands {
+			w.take(c.n)
+			next = append(next, c.n.UID)
+		}
+		if len(next) == 0 {
+			rows = nil
+			break
+		}
+		within = level == q.Depth
+		if rows, err = w.rows(next, within); err != nil {
+			return nil, err
+		}
+	}
+	if len(rows) > 0 {
+		if _, err := w.expand(rows, within); err != nil {
+			return nil, err
+		}
+	}
+	return w.subgraph(), nil
+}
+
+// readSeeds reads the seeds' rows (the nodes of the scope among ids, with their edges) and
+// whether the scope exists.
+func (w *walk) readSeeds(ids []string) ([]*xRow, bool, error) {
+	var r struct {
+		S []struct {
+			UID string `json:"uid"`
+		} `json:"s"`
+		Q []*xRow `json:"q"`
+		F []*xNode `json:"f"`
+	}
+	vars := map[string]string{"$scope": w.scope}
+	q := `query q($scope: string) { s(func: eq(tr.id, $scope)) @filter(eq(tr.kind, "Scope")) { uid } `
+	if len(ids) > 0 {
+		q += `q(func: eq(tr.id, ` + idList(ids) + `)) { ` + exploreHead + ` ` + edgeBlocks(w.follow, "") + ` } `
+		if w.follow.Follows(domain.EdgeFacet) {
+			q += facetBlocks(ids)
+		}
+	}
+	q += `}`
+	if err := w.s.read(w.ctx, q, vars, &r); err != nil {
+		return nil, false, err
+	}
+	rows := w.inScope(r.Q)
+	w.noteFacets(rows, r.F)
+	return rows, len(r.S) > 0, nil
+}
+
+// facetBlocks reads the facets found in the memories, or (without a memory) in the episodes,
+// among ids: facets point at what they describe by id.
+func facetBlocks(ids []string) string {
+	l := idList(ids)
+	return `f as var(func: eq(fc.memory, ` + l + `)) g as var(func: eq(fc.episode, ` + l + `)) f(func: uid(f, g)) @filter(eq(tr.kind, "Facet")) { ` + exploreHead + ` } `
+}
+
+// inScope keeps the rows of the scope's explored nodes.
+func (w *walk) inScope(rows []*xRow) []*xRow {
+	out := rows[:0]
+	for _, r := range rows {
+		if r.Scope == w.scope && r.exploredKind() != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// rows reads the rows of uids: their edges to any node, or with within only to taken nodes.
+func (w *walk) rows(uids []string, within bool) ([]*xRow, error) {
+	var r struct {
+		Q []*xRow  `json:"q"`
+		F []*xNode `json:"f"`
+	}
+	var b strings.Builder
+	list := strings.Join(uids, ",")
+	limitTo := ""
+	if within {
+		taken := make([]string, len(w.order))
+		copy(taken, w.order)
+		fmt.Fprintf(&b, "t as var(func: uid(%s)) ", strings.Join(taken, ","))
+		limitTo = "t"
+	}
+	fmt.Fprintf(&b, "q(func: uid(%s)) { %s %s } ", list, exploreHead, edgeBlocks(w.follow, limitTo))
+	if !within && w.follow.Follows(domain.EdgeFacet) {
+		ids := make([]string, 0, len(uids))
+		for _, u := range uids {
+			if n := w.byUID[u]; n != nil && (n.Kind == kindMemory || n.Kind == kindEpisode) {
+				ids = append(ids, n.ID)
+			}
+		}
+		if len(ids) > 0 {
+			b.WriteString(facetBlocks(ids))
+		}
+	}
+	if err := w.s.read(w.ctx, "{ "+b.String()+"}", nil, &r); err != nil {
+		return nil, err
+	}
+	rows := w.inScope(r.Q)
+	if !within {
+		w.noteFacets(rows, r.F)
+	}
+	return rows, nil
+}
+
+// noteFacets hangs the facets read by facetBlocks on the rows of what they describe, as
+// reverse facet edges: a facet is an edge from it to its memory, else its episode.
+func (w *walk) noteFacets(rows []*xRow, facets []*xNode) {
+	if len(facets) == 0 {
+		return
+	}
+	byID := map[string]*xRow{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	for _, f := range facets {
+		if f.Scope != w.scope {
+			continue
+		}
+		target := facetTarget(f)
+		if r := byID[target]; r != nil {
+			r.facets = append(r.facets, f)
+		}
+	}
+}
+
+// facetTarget is the id of what a facet describes: its memory, else its episode.
+func facetTarget(f *xNode) string {
+	if f.FcMemory != "" {
+		return f.FcMemory
+	}
+	return f.FcEpisode
+}
+
+func (w *walk) take(n *xNode) {
+	w.byUID[n.UID] = n
+	w.idToUID[n.ID] = n.UID
+	w.order = append(w.order, n.UID)
+}
+
+// expand records the edges of rows and returns the nodes they reach that are not taken yet,
+// strongest first. Rows read within the taken nodes reach no others.
+func (w *walk) expand(rows []*xRow, within bool) ([]candidate, error) {
+	best := map[string]*candidate{}
+	reach := func(other *xNode, e *domain.GraphEdge, self string) {
+		if other.Scope != w.scope || other.exploredKind() == "" || other.ID == "" {
+			return
+		}
+		if e.Strength != nil && *e.Strength < w.floor {
+			return
+		}
+		w.pending = append(w.pending, pendingEdge{a: self, b: other.UID, e: e})
+		if w.byUID[other.UID] != nil {
+			return
+		}
+		rank := edgeRank(e)
+		if c := best[other.UID]; c == nil || rank > c.rank {
+			best[other.UID] = &candidate{n: other, rank: rank}
+		}
+	}
+	for _, r := range rows {
+		for i, sp := range edgeSpecs {
+			for j := range r.ends(i) {
+				other := &r.ends(i)[j]
+				e := &domain.GraphEdge{Kind: sp.kind, Type: sp.typ}
+				if sp.reverse {
+					e.Source, e.Target = other.ID, r.ID
+				} else {
+					e.Source, e.Target = r.ID, other.ID
+				}
+				if sp.kind == domain.EdgeAssociation {
+					st := 0.0
+					if other.W != nil {
+						st = *other.W
+					}
+					e.Strength = &st
+				}
+				reach(other, e, r.UID)
+			}
+		}
+		// A facet row reaches what it describes; a memory or episode row its facets.
+		if r.Kind == kindFacet && w.follow.Follows(domain.EdgeFacet) {
+			if t := facetTarget(&r.xNode); t != "" {
+				if err := w.facetEnd(r, t, within, reach); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, f := range r.facets {
+			reach(f, &domain.GraphEdge{Source: f.ID, Target: r.ID, Kind: domain.EdgeFacet, Type: f.FcType}, r.UID)
+		}
+	}
+	out := make([]candidate, 0, len(best))
+	for _, c := range best {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].rank != out[j].rank {
+			return out[i].rank > out[j].rank
+		}
+		return out[i].n.ID < out[j].n.ID
+	})
+	return out, nil
+}
+
+// facetEnd reaches the memory or episode a facet row describes: from the taken nodes when it
+// is one of them, else read.
+func (w *walk) facetEnd(r *xRow, target string, within bool, reach func(*xNode, *domain.GraphEdge, string)) error {
+	e := &domain.GraphEdge{Source: r.ID, Target: target, Kind: domain.EdgeFacet, Type: r.FcType}
+	if u, ok := w.idToUID[target]; ok {
+		reach(w.byUID[u], e, r.UID)
+		return nil
+	}
+	if within || !domain.ValidID(target) {
+		return nil
+	}
+	var res struct {
+		Q []*xNode `json:"q"`
+	}
+	if err := w.s.read(w.ctx, `{ q(func: eq(tr.id, "`+target+`")) { `+exploreHead+` } }`, nil, &res); err != nil {
+		return err
+	}
+	for _, n := range res.Q {
+		reach(n, e, r.UID)
+	}
+	return nil
+}
+
+// subgraph is the walk's answer: the taken nodes in the order taken, and the edges between
+// them, each once.
+func (w *walk) subgraph() *domain.Subgraph {
+	out := &domain.Subgraph{Nodes: make([]*domain.GraphNode, 0, len(w.order)), Edges: []*domain.GraphEdge{}, Truncated: w.truncated}
+	for _, u := range w.order {
+		out.Nodes = append(out.Nodes, w.byUID[u].node())
+	}
+	for _, p := range w.pending {
+		if w.byUID[p.a] == nil || w.byUID[p.b] == nil {
+			continue
+		}
+		k := p.e.Key()
+		if _, ok := w.edges[k]; ok {
+			continue
+		}
+		w.edges[k] = p.e
+		out.Edges = append(out.Edges, p.e)
+	}
+	return out
+}
+
+// readNodes reads the heads of the scope's explored nodes among ids, by id.
+func (s *Store) readNodes(ctx context.Context, scopeID string, ids []string) (map[string]*xNode, error) {
+	out := map[string]*xNode{}
+	ids = validIDs(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var r struct {
+		Q []*xNode `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { `+exploreHead+` } }`, nil, &r); err != nil {
+		return nil, err
+	}
+	for _, n := range r.Q {
+		if n.Scope == scopeID && n.exploredKind() != "" {
+			out[n.ID] = n
+		}
+	}
+	return out, nil
+}
+
+// GraphNodes returns the scope's nodes among ids, in the order of ids (domain.GraphExplorer).
+func (s *Store) GraphNodes(ctx context.Context, scopeID string, ids []string) ([]*domain.GraphNode, error) {
+	byID, err := s.readNodes(ctx, scopeID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*domain.GraphNode, 0, len(byID))
+	for _, id := range ids {
+		if n := byID[id]; n != nil {
+			out = append(out, n.node())
+			delete(byID, id)
+		}
+	}
+	return out, nil
+}
+
+// Path finds the strongest chain of associations between two memories with Dgraph's shortest
+// path over the associations' cost facet (1 − strength), read from both ends of each edge.
+func (s *Store) Path(ctx context.Context, fromID, toID string, maxDepth int) (*domain.Subgraph, error) {
+	var r struct {
+		Q []*xNode `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList([]string{fromID, toID})+`)) { `+exploreHead+` } }`, nil, &r); err != nil {
+		return nil, err
+	}
+	var from, to *xNode
+	for _, n := range r.Q {
+		if n.Kind != kindMemory {
+			continue
+		}
+		if n.ID == fromID {
+			from = n
+		}
+		if n.ID == toID {
+			to = n
+		}
+	}
+	switch {
+	case from == nil:
+		return nil, &domain.Error{Code: domain.ENOTFOUND, Field: "fromId", Message: fmt.Sprintf("memory %s not found", fromID)}
+	case to == nil:
+		return nil, &domain.Error{Code: domain.ENOTFOUND, Field: "toId", Message: fmt.Sprintf("memory %s not found", toID)}
+	case from.Scope != to.Scope:
+		return nil, domain.Errorf(domain.ECROSSSCOPE, "memory %s and memory %s belong to different scopes", fromID, toID)
+	}
+	out := &domain.Subgraph{Nodes: []*domain.GraphNode{}, Edges: []*domain.GraphEdge{}}
+	if from.ID == to.ID {
+		out.Nodes = append(out.Nodes, from.node())
+		return out, nil
+	}
+	var b strings.Builder
+	for _, at := range domain.AssociationTypes {
+		p := assocPred(at)
+		fmt.Fprintf(&b, "%s @facets(cost) ~%s @facets(cost) ", p, p)
+	}
+	var sp struct {
+		Path []map[string]any `json:"_path_"`
+	}
+	q := fmt.Sprintf(`{ p as shortest(from: %s, to: %s, depth: %d, numpaths: 1) { %s } n(func: uid(p)) { uid } }`, from.UID, to.UID, maxDepth, b.String())
+	if err := s.read(ctx, q, nil, &sp); err != nil {
+		return nil, err
+	}
+	if len(sp.Path) == 0 {
+		return out, nil
+	}
+	// _path_ nests the chain: each node holds the predicate it was left by, whose value is the
+	// next node.
+	var uids []string
+	for cur := sp.Path[0]; cur != nil; {
+		u, _ := cur["uid"].(string)
+		uids = append(uids, u)
+		var next map[string]any
+		for k, v := range cur {
+			if strings.HasPrefix(k, "assoc.") || strings.HasPrefix(k, "~assoc.") {
+				if k2 := strings.IndexByte(k, '|'); k2 >= 0 {
+					continue
+				}
+				switch x := v.(type) {
+				case map[string]any:
+					next = x
+				case []any:
+					if len(x) > 0 {
+						next, _ = x[0].(map[string]any)
+					}
+				}
+			}
+		}
+		cur = next
+	}
+	if len(uids) > maxDepth+1 {
+		return nil, fmt.Errorf("graph store: a path of %d associations for at most %d", len(uids)-1, maxDepth)
+	}
+	// The chain's nodes with the associations between them, read forward and in reverse.
+	list := strings.Join(uids, ",")
+	b.Reset()
+	for i, at := range domain.AssociationTypes {
+		p := assocPred(at)
+		fmt.Fprintf(&b, "f%d: %s @filter(uid(%s)) @facets(w: strength) { uid } r%d: ~%s @filter(uid(%s)) @facets(w: strength) { uid } ", i, p, list, i, p, list)
+	}
+	var rows struct {
+		Q []map[string]json.RawMessage `json:"q"`
+	}
+	if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) { %s %s } }`, list, exploreHead, b.String()), nil, &rows); err != nil {
+		return nil, err
+	}
+	type end struct {
+		UID string   `json:"uid"`
+		W   *float64 `json:"w"`
+	}
+	heads := map[string]*xNode{}
+	// strongest[a][b] is the strongest association between a and b, with its type.
+	type assoc struct {
+		t domain.AssociationType
+		w float64
+	}
+	strongest := map[[2]string]assoc{}
+	for _, row := range rows.Q {
+		var n xNode
+		raw, _ := json.Marshal(row)
+		if err := decode(raw, &n); err != nil {
+			return nil, err
+		}
+		heads[n.UID] = &n
+		for i, at := range domain.AssociationTypes {
+			for _, dir := range []string{"f", "r"} {
+				var ends []end
+				if v, ok := row[fmt.Sprintf("%s%d", dir, i)]; ok {
+					if err := decode(v, &ends); err != nil {
+						return nil, err
+					}
+				}
+				for _, e := range ends {
+					w := 0.0
+					if e.W != nil {
+						w = *e.W
+					}
+					k := [2]string{n.UID, e.UID}
+					if cur, ok := strongest[k]; !ok || w > cur.w {
+						strongest[k] = assoc{at, w}
+					}
+				}
+			}
+		}
+	}
+	for _, u := range uids {
+		h := heads[u]
+		if h == nil || h.Scope != from.Scope {
+			// Associations never leave a scope; a chain that does is not answered.
+			return &domain.Subgraph{Nodes: []*domain.GraphNode{}, Edges: []*domain.GraphEdge{}}, nil
+		}
+		out.Nodes = append(out.Nodes, h.node())
+	}
+	for i := 0; i+1 < len(uids); i++ {
+		a := strongest[[2]string{uids[i], uids[i+1]}]
+		w := a.w
+		out.Edges = append(out.Edges, &domain.GraphEdge{Source: heads[uids[i]].ID, Target: heads[uids[i+1]].ID,
+			Kind: domain.EdgeAssociation, Type: string(a.t), Strength: &w})
+	}
+	return out, nil
+}
+
+// scopePage is how many nodes ScopeGraph reads at a time.
+const scopePage = 5000
+
+// ScopeGraph hands the scope's whole graph over, nodes first, then edges (domain.GraphExplorer).
+func (s *Store) ScopeGraph(ctx context.Context, scopeID string, nodes func([]*domain.GraphNode) error, edges func([]*domain.GraphEdge) error) error {
+	if _, err := s.Scope(ctx, scopeID); err != nil {
+		return err
+	}
+	kinds := make([]string, len(exploredKinds))
+	for i, k := range exploredKinds {
+		kinds[i] = fmt.Sprintf("%q", k)
+	}
+	vars := map[string]string{"$s": scopeID}
+	var uids []string
+	ids := map[string]bool{}
+	after := "0x0"
+	for {
+		var r struct {
+			Q []*xNode `json:"q"`
+		}
+		q := fmt.Sprintf(`query q($s: string) { q(func: eq(tr.scope, $s), first: %d, after: %s) @filter(eq(tr.kind, [%s])) { %s } }`,
+			scopePage, after, strings.Join(kinds, ","), exploreHead)
+		if err := s.read(ctx, q, vars, &r); err != nil {
+			return err
+		}
+		page := make([]*domain.GraphNode, 0, len(r.Q))
+		for _, n := range r.Q {
+			if n.Scope != scopeID || n.exploredKind() == "" || n.ID == "" {
+				continue
+			}
+			uids = append(uids, n.UID)
+			ids[n.ID] = true
+			page = append(page, n.node())
+		}
+		if len(page) > 0 {
+			if err := nodes(page); err != nil {
+				return err
+			}
+		}
+		if len(r.Q) < scopePage {
+			break
+		}
+		after = r.Q[len(r.Q)-1].UID
+	}
+	// Every edge once: from the node that holds it, to a node of the scope.
+	var b strings.Builder
+	for i, sp := range edgeSpecs {
+		if sp.reverse {
+			continue
+		}
+		facets := ""
+		if sp.kind == domain.EdgeAssociation {
+			facets = "@facets(w: strength) "
+		}
+		fmt.Fprintf(&b, "e%d: %s %s{ uid tr.id tr.scope } ", i, sp.pred, facets)
+	}
+	sel := b.String()
+	for i := 0; i < len(uids); i += scopePage {
+		var r struct {
+			Q []*xRow `json:"q"`
+		}
+		q := fmt.Sprintf(`{ q(func: uid(%s)) { uid tr.id tr.kind tr.scope fc.type fc.memory fc.episode %s } }`,
+			strings.Join(uids[i:min(i+scopePage, len(uids))], ","), sel)
+		if err := s.read(ctx, q, nil, &r); err != nil {
+			return err
+		}
+		var page []*domain.GraphEdge
+		for _, row := range r.Q {
+			if !ids[row.ID] {
+				continue
+			}
+			for k, sp := range edgeSpecs {
+				for _, other := range row.ends(k) {
+					if other.Scope != scopeID || !ids[other.ID] {
+						continue
+					}
+					e := &domain.GraphEdge{Source: row.ID, Target: other.ID, Kind: sp.kind, Type: sp.typ}
+					if sp.kind == domain.EdgeAssociation {
+						w := 0.0
+						if other.W != nil {
+							w = *other.W
+						}
+						e.Strength = &w
+					}
+					page = append(page, e)
+				}
+			}
+			if row.Kind == kindFacet {
+				if t := facetTarget(&row.xNode); ids[t] {
+					page = append(page, &domain.GraphEdge{Source: row.ID, Target: t, Kind: domain.EdgeFacet, Type: row.FcType})
+				}
+			}
+		}
+		if len(page) > 0 {
+			if err := edges(page); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
