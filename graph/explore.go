@@ -371,7 +371,7 @@ func (w *walk) readSeeds(ids []string) ([]*xRow, bool, error) {
 		S []struct {
 			UID string `json:"uid"`
 		} `json:"s"`
-		Q []*xRow `json:"q"`
+		Q []*xRow  `json:"q"`
 		F []*xNode `json:"f"`
 	}
 	vars := map[string]string{"$scope": w.scope}
