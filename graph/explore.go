@@ -627,8 +627,23 @@ func (s *Store) GraphNodes(ctx context.Context, scopeID string, ids []string) ([
 	return out, nil
 }
 
-// Path finds the strongest chain of associations between two memories with Dgraph's shortest
-// path over the associations' cost facet (1 − strength), read from both ends of each edge.
+// pathFrontierCap bounds the nodes a path search expands from each end; a search that would
+// expand more answers with what it found and Truncated set.
+const pathFrontierCap = 20000
+
+// pathEdge is an association seen during a path search, by the uids of its ends.
+type pathEdge struct {
+	a, b string
+	t    domain.AssociationType
+	w    float64
+}
+
+// Path finds the strongest chain of at most maxDepth associations between two memories. Any
+// such chain has every association within ⌈maxDepth/2⌉ − 1 levels of fromID or ⌊maxDepth/2⌋ − 1
+// levels of toID at its nearer end, so the search reads the associations of those levels from
+// both ends (one query per level and end) and finds the least total cost (1 − strength each)
+// with at most maxDepth hops among them (Bellman-Ford by hops). Dgraph's shortest path bounds
+// the levels it expands, not the length of the path it returns; this bounds the path.
 func (s *Store) Path(ctx context.Context, fromID, toID string, maxDepth int) (*domain.Subgraph, error) {
 	var r struct {
 		Q []*xNode `json:"q"`
@@ -661,115 +676,178 @@ func (s *Store) Path(ctx context.Context, fromID, toID string, maxDepth int) (*d
 		out.Nodes = append(out.Nodes, from.node())
 		return out, nil
 	}
-	var b strings.Builder
-	for _, at := range domain.AssociationTypes {
-		p := assocPred(at)
-		fmt.Fprintf(&b, "%s @facets(cost) ~%s @facets(cost) ", p, p)
+	scope := from.Scope
+	var edges []pathEdge
+	truncated := false
+	expand := func(start string, levels int) error {
+		seen := map[string]bool{start: true}
+		frontier := []string{start}
+		for l := 0; l < levels && len(frontier) > 0; l++ {
+			es, err := s.associationsOf(ctx, scope, frontier)
+			if err != nil {
+				return err
+			}
+			edges = append(edges, es...)
+			var next []string
+			for _, e := range es {
+				for _, u := range []string{e.a, e.b} {
+					if !seen[u] {
+						seen[u] = true
+						next = append(next, u)
+					}
+				}
+			}
+			if len(seen) > pathFrontierCap {
+				truncated = true
+				return nil
+			}
+			frontier = next
+		}
+		return nil
 	}
-	var sp struct {
-		Path []map[string]any `json:"_path_"`
-	}
-	q := fmt.Sprintf(`{ p as shortest(from: %s, to: %s, depth: %d, numpaths: 1) { %s } n(func: uid(p)) { uid } }`, from.UID, to.UID, maxDepth, b.String())
-	if err := s.read(ctx, q, nil, &sp); err != nil {
+	if err := expand(from.UID, (maxDepth+1)/2); err != nil {
 		return nil, err
 	}
-	if len(sp.Path) == 0 {
+	if err := expand(to.UID, maxDepth/2); err != nil {
+		return nil, err
+	}
+	chain, hops := strongestChain(edges, from.UID, to.UID, maxDepth)
+	out.Truncated = truncated
+	if chain == nil {
 		return out, nil
 	}
-	// _path_ nests the chain: each node holds the predicate it was left by, whose value is the
-	// next node.
-	var uids []string
-	for cur := sp.Path[0]; cur != nil; {
-		u, _ := cur["uid"].(string)
-		uids = append(uids, u)
-		var next map[string]any
-		for k, v := range cur {
-			if strings.HasPrefix(k, "assoc.") || strings.HasPrefix(k, "~assoc.") {
-				if k2 := strings.IndexByte(k, '|'); k2 >= 0 {
-					continue
-				}
-				switch x := v.(type) {
-				case map[string]any:
-					next = x
-				case []any:
-					if len(x) > 0 {
-						next, _ = x[0].(map[string]any)
-					}
-				}
-			}
-		}
-		cur = next
+	var hr struct {
+		Q []*xNode `json:"q"`
 	}
-	if len(uids) > maxDepth+1 {
-		return nil, fmt.Errorf("graph store: a path of %d associations for at most %d", len(uids)-1, maxDepth)
-	}
-	// The chain's nodes with the associations between them, read forward and in reverse.
-	list := strings.Join(uids, ",")
-	b.Reset()
-	for i, at := range domain.AssociationTypes {
-		p := assocPred(at)
-		fmt.Fprintf(&b, "f%d: %s @filter(uid(%s)) @facets(w: strength) { uid } r%d: ~%s @filter(uid(%s)) @facets(w: strength) { uid } ", i, p, list, i, p, list)
-	}
-	var rows struct {
-		Q []map[string]json.RawMessage `json:"q"`
-	}
-	if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) { %s %s } }`, list, exploreHead, b.String()), nil, &rows); err != nil {
+	uids := make([]string, len(chain))
+	copy(uids, chain)
+	if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { `+exploreHead+` } }`, nil, &hr); err != nil {
 		return nil, err
 	}
-	type end struct {
-		UID string   `json:"uid"`
-		W   *float64 `json:"w"`
-	}
 	heads := map[string]*xNode{}
-	// strongest[a][b] is the strongest association between a and b, with its type.
-	type assoc struct {
-		t domain.AssociationType
-		w float64
+	for _, n := range hr.Q {
+		heads[n.UID] = n
 	}
-	strongest := map[[2]string]assoc{}
-	for _, row := range rows.Q {
-		var n xNode
-		raw, _ := json.Marshal(row)
-		if err := decode(raw, &n); err != nil {
-			return nil, err
-		}
-		heads[n.UID] = &n
-		for i, at := range domain.AssociationTypes {
-			for _, dir := range []string{"f", "r"} {
-				var ends []end
-				if v, ok := row[fmt.Sprintf("%s%d", dir, i)]; ok {
-					if err := decode(v, &ends); err != nil {
-						return nil, err
-					}
-				}
-				for _, e := range ends {
-					w := 0.0
-					if e.W != nil {
-						w = *e.W
-					}
-					k := [2]string{n.UID, e.UID}
-					if cur, ok := strongest[k]; !ok || w > cur.w {
-						strongest[k] = assoc{at, w}
-					}
-				}
-			}
-		}
-	}
-	for _, u := range uids {
+	for _, u := range chain {
 		h := heads[u]
-		if h == nil || h.Scope != from.Scope {
-			// Associations never leave a scope; a chain that does is not answered.
-			return &domain.Subgraph{Nodes: []*domain.GraphNode{}, Edges: []*domain.GraphEdge{}}, nil
+		if h == nil || h.Scope != scope {
+			// Deleted meanwhile: there is no such chain any more.
+			return &domain.Subgraph{Nodes: []*domain.GraphNode{}, Edges: []*domain.GraphEdge{}, Truncated: truncated}, nil
 		}
 		out.Nodes = append(out.Nodes, h.node())
 	}
-	for i := 0; i+1 < len(uids); i++ {
-		a := strongest[[2]string{uids[i], uids[i+1]}]
-		w := a.w
-		out.Edges = append(out.Edges, &domain.GraphEdge{Source: heads[uids[i]].ID, Target: heads[uids[i+1]].ID,
-			Kind: domain.EdgeAssociation, Type: string(a.t), Strength: &w})
+	for i, e := range hops {
+		w := e.w
+		out.Edges = append(out.Edges, &domain.GraphEdge{Source: heads[chain[i]].ID, Target: heads[chain[i+1]].ID,
+			Kind: domain.EdgeAssociation, Type: string(e.t), Strength: &w})
 	}
 	return out, nil
+}
+
+// associationsOf reads the associations of the memories uids to memories of scope, both ways.
+func (s *Store) associationsOf(ctx context.Context, scope string, uids []string) ([]pathEdge, error) {
+	var b strings.Builder
+	for i, sp := range edgeSpecs {
+		if sp.kind != domain.EdgeAssociation {
+			continue
+		}
+		p := sp.pred
+		if sp.reverse {
+			p = "~" + p
+		}
+		fmt.Fprintf(&b, "e%d: %s @facets(w: strength) { uid tr.scope } ", i, p)
+	}
+	var r struct {
+		Q []*xRow `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { uid tr.scope `+b.String()+`} }`, nil, &r); err != nil {
+		return nil, err
+	}
+	var out []pathEdge
+	for _, row := range r.Q {
+		if row.Scope != scope {
+			continue
+		}
+		for i, sp := range edgeSpecs {
+			if sp.kind != domain.EdgeAssociation {
+				continue
+			}
+			for _, o := range row.ends(i) {
+				if o.Scope != scope {
+					continue
+				}
+				w := 0.0
+				if o.W != nil {
+					w = *o.W
+				}
+				out = append(out, pathEdge{a: row.UID, b: o.UID, t: domain.AssociationType(sp.typ), w: w})
+			}
+		}
+	}
+	return out, nil
+}
+
+// strongestChain is the chain of least total cost (1 − strength per association) from one uid to
+// another with at most maxHops associations, and the association of each hop; nil when none.
+// Of equal costs the shorter chain wins, then the smaller uids, so the answer is stable.
+func strongestChain(edges []pathEdge, from, to string, maxHops int) ([]string, []pathEdge) {
+	type arc struct {
+		to string
+		e  pathEdge
+	}
+	adj := map[string][]arc{}
+	best := map[[2]string]pathEdge{} // the strongest association of each pair, either way
+	for _, e := range edges {
+		k := [2]string{min(e.a, e.b), max(e.a, e.b)}
+		if cur, ok := best[k]; !ok || e.w > cur.w || (e.w == cur.w && e.t < cur.t) {
+			best[k] = e
+		}
+	}
+	for k, e := range best {
+		adj[k[0]] = append(adj[k[0]], arc{k[1], e})
+		adj[k[1]] = append(adj[k[1]], arc{k[0], e})
+	}
+	type state struct {
+		cost float64
+		prev string
+		via  pathEdge
+	}
+	// layers[h][v]: the cheapest way to v with exactly h hops.
+	layers := []map[string]state{{from: {}}}
+	for h := 1; h <= maxHops; h++ {
+		cur := map[string]state{}
+		for v, st := range layers[h-1] {
+			for _, a := range adj[v] {
+				c := st.cost + (1 - a.e.w)
+				if old, ok := cur[a.to]; !ok || c < old.cost || (c == old.cost && v < old.prev) {
+					cur[a.to] = state{cost: c, prev: v, via: a.e}
+				}
+			}
+		}
+		if len(cur) == 0 {
+			break
+		}
+		layers = append(layers, cur)
+	}
+	bestH := -1
+	for h := 1; h < len(layers); h++ {
+		if st, ok := layers[h][to]; ok && (bestH < 0 || st.cost < layers[bestH][to].cost) {
+			bestH = h
+		}
+	}
+	if bestH < 0 {
+		return nil, nil
+	}
+	chain := make([]string, bestH+1)
+	hops := make([]pathEdge, bestH)
+	v := to
+	for h := bestH; h > 0; h-- {
+		st := layers[h][v]
+		chain[h], hops[h-1] = v, st.via
+		v = st.prev
+	}
+	chain[0] = from
+	return chain, hops
 }
 
 // scopePage is how many nodes ScopeGraph reads at a time.

@@ -48,6 +48,7 @@ Usage:
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench explore [flags]                   measure the explorer's neighborhood query beside raw @recurse
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -82,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "bench":
 		if len(args) > 1 && args[1] == "living" {
 			return benchLiving(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "explore" {
+			return benchExplore(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
