@@ -16,6 +16,7 @@ require (
 	github.com/hypermodeinc/modusgraph v0.2.0
 	github.com/vektah/gqlparser/v2 v2.5.30
 	go.opencensus.io v0.24.0
+	gonum.org/v1/gonum v0.17.0
 	google.golang.org/grpc v1.75.1
 	google.golang.org/protobuf v1.36.9
 	gopkg.in/yaml.v3 v3.0.1

@@ -36,6 +36,8 @@ Usage:
                       [--no-warm]                     do not fill the read cache from the graph at start
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
+  totalrecall export  --scope ID --format graphml|gexf|cyjs [--server URL | --store URI] [--out FILE]
+                                                      one scope's graph for graph tools (Gephi, yEd, Cytoscape)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
   totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
@@ -347,6 +349,9 @@ func reindex(args []string, stdout io.Writer) error {
 }
 
 func exportCmd(args []string, stdout io.Writer) error {
+	if graphFormatAsked(args) {
+		return exportGraph(args, stdout) // export_graph.go
+	}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
