@@ -122,7 +122,8 @@ func Assets(prefix string) http.Handler {
 }
 
 // Export serves GET /export/{file}: file is SCOPEID.graphml, SCOPEID.gexf or SCOPEID.cyjs, the
-// scope's whole graph as a download. A refusal is a status with the code and message as text.
+// scope's whole graph as a download. A refusal is a status with the code in X-Error-Code and
+// the message as text.
 func Export(src GraphSource) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		file := r.PathValue("file")
@@ -158,7 +159,8 @@ func Export(src GraphSource) http.Handler {
 	})
 }
 
-// httpError answers a refusal: the status its code stands for, and "CODE: message".
+// httpError answers a refusal: the status its code stands for, the code in X-Error-Code and the
+// message as the body.
 func httpError(w http.ResponseWriter, err error) {
 	code := domain.ErrorCode(err)
 	status := http.StatusInternalServerError
@@ -178,5 +180,5 @@ func httpError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Error-Code", code)
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "%s: %s\n", code, domain.ErrorMessage(err))
+	fmt.Fprintln(w, domain.ErrorMessage(err))
 }
