@@ -185,7 +185,9 @@ func TestExploreAPI(t *testing.T) {
 		if after.GraphNode.Memory.AccessCount != before.GraphNode.Memory.AccessCount || after.GraphNode.Memory.Version != before.GraphNode.Memory.Version {
 			t.Fatalf("graphNode changed the memory: %+v then %+v", before, after)
 		}
-		var none struct{ GraphNode *struct{ Node struct{ ID string } } }
+		var none struct {
+			GraphNode *struct{ Node struct{ ID string } }
+		}
 		s.ok(t, `query($s: ID!, $id: ID!) { graphNode(scopeId: $s, id: $id) { node { id } } }`, map[string]any{"s": other, "id": e.climbing}, &none)
 		if none.GraphNode != nil {
 			t.Fatal("graphNode answered a node of another scope")
