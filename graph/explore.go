@@ -21,7 +21,7 @@ var _ domain.GraphExplorer = (*Store)(nil)
 // exploreHead is what a node of the explored graph is read with: enough for its kind, label,
 // tier, salience, state and time, and the ends of a facet.
 const exploreHead = `uid tr.id tr.kind tr.scope mem.content mem.tier mem.salience mem.state mem.occurredAt kernel.family
-art.state art.doc ep.start ep.thread ep.doc fc.type fc.value fc.memory fc.episode ag.doc life.family`
+art.state art.doc ep.start ep.doc fc.type fc.value fc.memory fc.episode ag.doc life.family`
 
 // xNode is a node as exploreHead reads it; W is the strength of the association it was reached
 // through (the facet aliased w).
@@ -39,7 +39,6 @@ type xNode struct {
 	ArtState   string     `json:"art.state"`
 	ArtDoc     string     `json:"art.doc"`
 	EpStart    *time.Time `json:"ep.start"`
-	EpThread   string     `json:"ep.thread"`
 	EpDoc      string     `json:"ep.doc"`
 	FcType     string     `json:"fc.type"`
 	FcValue    string     `json:"fc.value"`
@@ -216,13 +215,13 @@ func (n *xNode) node() *domain.GraphNode {
 		var d episodeDoc
 		_ = json.Unmarshal([]byte(n.EpDoc), &d)
 		label := "episode"
-		if n.EpThread != "" {
-			label += " · " + n.EpThread
+		if d.Channel != "" {
+			label += " · " + d.Channel
 		}
 		if n.EpStart != nil {
 			label += " · " + n.EpStart.UTC().Format("2006-01-02 15:04")
 		}
-		g.Label = domain.Label(fmt.Sprintf("%s (%d events)", label, d.EventCount))
+		g.Label = domain.Label(fmt.Sprintf("%s · %d events", label, d.EventCount))
 		g.OccurredAt = utcPtr(n.EpStart)
 	case kindFacet:
 		g.Label = domain.Label(n.FcType + ": " + n.FcValue)

@@ -9,10 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 )
 
 // explorerScope is a scope of every node and edge kind, built through the API as a user would:
@@ -27,6 +25,7 @@ type explorerScope struct {
 	lisbon   string // "Trip to Lisbon in June"
 	merged   string // the consolidation of two memories
 	page     string // knowledge page "Ada"
+	comet    string // an imported turn about Ada's dog Comet, in an episode, with facets
 }
 
 func seedExplorerScope(t *testing.T, s *server) explorerScope {
@@ -53,6 +52,14 @@ func seedExplorerScope(t *testing.T, s *server) explorerScope {
 	assoc(e.coffee, e.book, "PERSON", 0.7)
 	assoc(e.climbing, e.book, "THEMATIC", 0.2)
 	assoc(e.lisbon, old1, "THEMATIC", 0.6)
+	// The book leads into the imported conversation: its first turn, episode and facets.
+	var comet struct{ SearchArtifacts []struct{ ID string } }
+	s.ok(t, `query($s: ID!) { searchArtifacts(scopeId: $s, query: "Comet", maxResults: 1) { id } }`, map[string]any{"s": e.id}, &comet)
+	if len(comet.SearchArtifacts) != 1 {
+		t.Fatalf("the imported conversation has no memory about Comet: %+v", comet)
+	}
+	e.comet = comet.SearchArtifacts[0].ID
+	assoc(e.book, e.comet, "TEMPORAL", 0.4)
 	var k struct{ SaveKnowledge struct{ ID string } }
 	s.ok(t, `mutation($in: SaveKnowledgeInput!) { saveKnowledge(input: $in) { id } }`,
 		map[string]any{"in": map[string]any{"scopeId": e.id, "type": "ENTITY", "title": "Ada", "content": "A friend who climbs and reads"}}, &k)
@@ -339,15 +346,3 @@ func testExportsOverHTTPAndCLI(t *testing.T, s *server, e explorerScope) {
 		t.Fatalf("a refused export left %s behind", out)
 	}
 }
-
-// sortedKeys is for messages.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-var _ = time.Second

@@ -224,6 +224,8 @@
   // ---------- the graph ----------
   const cy = cytoscape({
     container: $('cy'),
+    // A double click slower than cytoscape's 250 ms default is still a double click.
+    multiClickDebounceTime: 450,
     wheelSensitivity: 0.25,
     minZoom: 0.05,
     maxZoom: 4,
@@ -271,8 +273,10 @@
     return d;
   }
 
+  // An association is the same edge read from either end (a path gives it in path order).
   function edgeId(e) {
-    return [e.source, e.target, e.kind, e.type || ''].join('|');
+    const [a, b] = e.kind === 'ASSOCIATION' && e.target < e.source ? [e.target, e.source] : [e.source, e.target];
+    return [a, b, e.kind, e.type || ''].join('|');
   }
 
   function edgeData(e) {
@@ -307,7 +311,10 @@
         const id = edgeId(e);
         const el = cy.getElementById(id);
         if (el.nonempty()) {
-          el.data(edgeData(e));
+          const d = edgeData(e);
+          delete d.source;
+          delete d.target;
+          el.data(d);
         } else if (cy.getElementById(e.source).nonempty() && cy.getElementById(e.target).nonempty()) {
           cy.add({ group: 'edges', data: edgeData(e) });
         }
@@ -326,6 +333,7 @@
   }
 
   let layoutRun = null;
+  let layingOut = false;
   function layout(fit) {
     if (layoutRun) layoutRun.stop();
     const eles = cy.elements().not('.hidden');
@@ -336,7 +344,28 @@
       nodeRepulsion: () => 12000, nodeOverlap: 20, componentSpacing: 60, idealEdgeLength: (e) => (e.data('kind') === 'ASSOCIATION' ? 60 + 80 * (1 - (e.data('strength') || 0)) : 70),
       edgeElasticity: () => 80, gravity: 0.35, numIter: big ? 400 : 1200, nodeDimensionsIncludeLabels: false,
     });
-    layoutRun.run();
+    layingOut = true;
+    const run = layoutRun;
+    run.one('layoutstop', () => {
+      if (layoutRun !== run) return;
+      layingOut = false;
+      // A handful of nodes is not blown up to fill the screen.
+      if (fit && cy.zoom() > 1.6) {
+        cy.zoom(1.6);
+        cy.center(eles);
+      }
+    });
+    run.run();
+  }
+
+  // fitTo brings eles into view without blowing a handful of nodes up to fill the screen.
+  function fitTo(eles, padding) {
+    if (!eles || eles.empty()) return;
+    const bb = eles.boundingBox();
+    const w = cy.width() - 2 * padding, h = cy.height() - 2 * padding;
+    const zoom = Math.max(cy.minZoom(), Math.min(1.6, w / Math.max(bb.w, 1), h / Math.max(bb.h, 1)));
+    const pan = { x: cy.width() / 2 - zoom * (bb.x1 + bb.w / 2), y: cy.height() / 2 - zoom * (bb.y1 + bb.h / 2) };
+    cy.animate({ zoom, pan, duration: 300 });
   }
 
   // ---------- filters ----------
@@ -577,7 +606,12 @@
   // ---------- live events ----------
   const pendingEvents = new Map();
   let flushTimer = null;
+  let eventsSeen = 0;
+  const recentEvents = [];
   function onEvent(ev) {
+    eventsSeen++;
+    recentEvents.push(ev.type + ':' + short(ev.memoryId));
+    if (recentEvents.length > 40) recentEvents.shift();
     if (!ev.memoryId) return;
     const prev = pendingEvents.get(ev.memoryId);
     pendingEvents.set(ev.memoryId, prev && prev !== 'MemoryStored' ? ev.type : prev || ev.type);
@@ -587,7 +621,24 @@
 
   const GONE = new Set(['MemoryDeleted', 'ArtifactDeleted', 'ArtifactRemoved', 'Erased']);
   const NEW = new Set(['MemoryStored', 'ArtifactSaved', 'MemoryConsolidated']);
-  async function flushEvents() {
+  // Flushes run one at a time: an older answer applied after a newer one would take back what
+  // the newer one drew.
+  let flushing = Promise.resolve();
+  function flushEvents() {
+    flushing = flushing.then(flushOnce, flushOnce);
+    return flushing;
+  }
+  let flushRunning = false;
+  async function flushOnce() {
+    flushRunning = true;
+    try {
+      await flushBatch();
+    } finally {
+      flushRunning = false;
+    }
+  }
+  async function flushBatch() {
+    flushTimer = null;
     const evs = new Map(pendingEvents);
     pendingEvents.clear();
     const scope = S.scope;
@@ -698,7 +749,11 @@
       $('dbody').innerHTML = '<p class="muted">This node is no longer in the scope.</p>';
       return;
     }
+    // A refresh keeps what the person was choosing in the panel's forms.
+    const kept = {};
+    $('dbody').querySelectorAll('select[id], input[id]').forEach((el) => (kept[el.id] = el.value));
     $('dbody').innerHTML = renderDetail(d);
+    for (const [id, v] of Object.entries(kept)) if ($(id) && [...($(id).options || [{ value: v }])].some((o) => o.value === v)) $(id).value = v;
     wireDetail(d);
   }
 
@@ -741,7 +796,8 @@
         ['tags', m.tags.length ? '<div class="tags">' + m.tags.map((t) => `<span class="tag">${esc(t)}</span>`).join('') + '</div>' : '<span class="muted">none</span>'],
         ['id', `<span class="mono">${esc(m.id)}</span>`],
       ]);
-      h += `<details open><summary>metadata</summary><div class="inner"><pre class="json">${esc(JSON.stringify(m.metadata, null, 2))}</pre></div></details>`;
+      const mk = Object.keys(m.metadata || {}).length;
+      h += `<details ${mk && mk <= 4 ? 'open' : ''}><summary>metadata <span>${mk}</span></summary><div class="inner"><pre class="json">${esc(JSON.stringify(m.metadata, null, 2))}</pre></div></details>`;
     } else if (a) {
       h += `<div class="title">${esc(a.title || n.label)}</div>`;
       h += `<div class="content">${esc(a.content)}</div>`;
@@ -767,7 +823,7 @@
     if (S.second) h += secondBox(n);
     if (d.episodes) {
       h += `<details open><summary>episodes <span>${d.episodes.length}</span></summary><div class="inner">` +
-        (d.episodes.length ? '<ul class="list">' + d.episodes.map((e) => `<li><a data-goto="${esc(e.id)}">${esc(e.threadId || short(e.id))}</a><span class="muted">${fmtTime(e.startTime)} · ${e.eventCount} events</span></li>`).join('') + '</ul>' : '<span class="muted">none</span>') +
+        (d.episodes.length ? '<ul class="list">' + d.episodes.map((e) => `<li><a data-goto="${esc(e.id)}">episode · ${fmtTime(e.startTime)}</a><span class="muted">${e.eventCount} events</span></li>`).join('') + '</ul>' : '<span class="muted">none</span>') +
         '</div></details>';
     }
     const facets = d.memFacets || d.epFacets;
@@ -943,10 +999,7 @@
       }
       merge(g, { fit: false });
       const ids = new Set(g.nodes.map((n) => n.id));
-      const eids = new Set(g.edges.map((e) => {
-        const fwd = cy.getElementById(edgeId(e));
-        return fwd.nonempty() ? fwd.id() : edgeId({ ...e, source: e.target, target: e.source });
-      }));
+      const eids = new Set(g.edges.map(edgeId));
       cy.batch(() => {
         cy.elements().addClass('dim');
         cy.nodes().filter((n) => ids.has(n.id())).removeClass('dim').addClass('path');
@@ -955,7 +1008,7 @@
       applyFilters();
       const strength = g.edges.reduce((p, e) => p * (e.strength || 0), 1);
       banner(`Path: ${g.edges.length} associations · strengths ${g.edges.map((e) => e.strength.toFixed(2)).join(' → ')} · product ${strength.toFixed(3)}  (Esc to clear)`);
-      cy.animate({ fit: { eles: cy.elements('.path'), padding: 80 }, duration: 400 });
+      fitTo(cy.elements('.path'), 80);
     } catch (e) {
       banner('');
       toastError(e);
@@ -1053,7 +1106,7 @@
     setURL();
     search($('q').value.trim()).catch(toastError);
   });
-  $('fit').addEventListener('click', () => cy.animate({ fit: { eles: cy.elements().not('.hidden'), padding: 40 }, duration: 300 }));
+  $('fit').addEventListener('click', () => fitTo(cy.elements().not('.hidden'), 40));
   $('relayout').addEventListener('click', () => layout(true));
   $('pathmode').addEventListener('click', () => setPathMode(!S.pathMode));
   $('more').addEventListener('click', showMore);
@@ -1082,7 +1135,7 @@
     if (e.key === '/') {
       e.preventDefault();
       $('q').focus();
-    } else if (e.key === 'f') cy.animate({ fit: { eles: cy.elements().not('.hidden'), padding: 40 }, duration: 300 });
+    } else if (e.key === 'f') fitTo(cy.elements().not('.hidden'), 40);
     else if (e.key === 'p') setPathMode(!S.pathMode);
   });
 
@@ -1102,8 +1155,18 @@
     },
     // What else a test waits on: requests in flight, the live socket, the last error shown.
     info() {
-      return { busy: inflight, live: $('live').className.includes('on'), lastError, truncated: !$('more').hidden,
-        scope: S.scope, second: S.second, path: cy.elements('.path').length };
+      return { busy: inflight + (flushTimer ? 1 : 0) + (flushRunning ? 1 : 0), layout: layingOut, events: eventsSeen, live: $('live').className.includes('on'), lastError, truncated: !$('more').hidden,
+        scope: S.scope, second: S.second, path: cy.elements('.path').length, recent: recentEvents.slice() };
+    },
+    // The edges drawn at a node (hidden ones marked), for a test that wants to say what it saw.
+    edgesOf(id) {
+      return cy.getElementById(id).connectedEdges().map((e) => e.id() + (e.hasClass('hidden') ? ' (hidden)' : ''));
+    },
+    // Brings a node to the middle of the view, as a person would pan to it.
+    center(id) {
+      const n = cy.getElementById(id);
+      if (n.nonempty()) cy.center(n);
+      return n.nonempty();
     },
     has(id) {
       const n = cy.getElementById(id);
