@@ -391,10 +391,11 @@ func (w *walk) readSeeds(ids []string) ([]*xRow, bool, error) {
 }
 
 // facetBlocks reads the facets found in the memories, or (without a memory) in the episodes,
-// among ids: facets point at what they describe by id.
+// among ids: facets point at what they describe by id. Their kind is checked by noteFacets: an
+// eq filter on tr.kind would read the posting list of every facet of the graph.
 func facetBlocks(ids []string) string {
 	l := idList(ids)
-	return `f as var(func: eq(fc.memory, ` + l + `)) g as var(func: eq(fc.episode, ` + l + `)) f(func: uid(f, g)) @filter(eq(tr.kind, "Facet")) { ` + exploreHead + ` } `
+	return `f as var(func: eq(fc.memory, ` + l + `)) g as var(func: eq(fc.episode, ` + l + `)) f(func: uid(f, g)) { ` + exploreHead + ` } `
 }
 
 // inScope keeps the rows of the scope's explored nodes.
@@ -456,7 +457,7 @@ func (w *walk) noteFacets(rows []*xRow, facets []*xNode) {
 		byID[r.ID] = r
 	}
 	for _, f := range facets {
-		if f.Scope != w.scope {
+		if f.Scope != w.scope || f.Kind != kindFacet {
 			continue
 		}
 		target := facetTarget(f)
