@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -140,13 +139,20 @@ func (sp edgeSpec) follows(f *domain.EdgeFilter) bool {
 	return f.Follows(sp.kind)
 }
 
+// exploreRow is what a row whose own head is known already is read with: enough to check its
+// scope and kind, and to follow a facet.
+const exploreRow = `uid tr.id tr.kind tr.scope kernel.family fc.type fc.memory fc.episode`
+
 // edgeBlocks is the selection of the edges f follows, each other end read with its head;
-// within, when not empty, keeps only the other ends among a uid variable.
+// within, when not empty, keeps only the other ends among a uid variable (nodes already read),
+// and reads them by uid alone: every predicate read costs the engine a posting-list lookup.
 func edgeBlocks(f *domain.EdgeFilter, within string) string {
+	ends := exploreHead
 	var b strings.Builder
 	filter := ""
 	if within != "" {
 		filter = "@filter(uid(" + within + ")) "
+		ends = "uid"
 	}
 	for i, sp := range edgeSpecs {
 		if !sp.follows(f) {
@@ -160,7 +166,7 @@ func edgeBlocks(f *domain.EdgeFilter, within string) string {
 		if sp.kind == domain.EdgeAssociation {
 			facets = "@facets(w: strength) "
 		}
-		fmt.Fprintf(&b, "e%d: %s %s%s{ %s } ", i, p, filter, facets, exploreHead)
+		fmt.Fprintf(&b, "e%d: %s %s%s{ %s } ", i, p, filter, facets, ends)
 	}
 	return b.String()
 }
@@ -213,7 +219,7 @@ func (n *xNode) node() *domain.GraphNode {
 		g.OccurredAt = utcPtr(n.Occurred)
 	case kindEpisode:
 		var d episodeDoc
-		_ = json.Unmarshal([]byte(n.EpDoc), &d)
+		_ = decode([]byte(n.EpDoc), &d)
 		label := "episode"
 		if d.Channel != "" {
 			label += " · " + d.Channel
@@ -227,7 +233,7 @@ func (n *xNode) node() *domain.GraphNode {
 		g.Label = domain.Label(n.FcType + ": " + n.FcValue)
 	case kindKnowledge, kindSkill, kindWorkingState:
 		var d artDoc
-		_ = json.Unmarshal([]byte(n.ArtDoc), &d)
+		_ = decode([]byte(n.ArtDoc), &d)
 		g.Label = domain.Label(d.Title)
 		switch {
 		case n.Kind == kindWorkingState:
@@ -242,7 +248,7 @@ func (n *xNode) node() *domain.GraphNode {
 			Role    string `json:"role"`
 			Content string `json:"content"`
 		}
-		_ = json.Unmarshal([]byte(n.AgDoc), &d)
+		_ = decode([]byte(n.AgDoc), &d)
 		g.Label = domain.Label(d.Role + ": " + d.Content)
 	case kindRemoved:
 		g.Label = "removed " + strings.ReplaceAll(n.LifeFamily, "_", " ")
@@ -424,7 +430,8 @@ func (w *walk) rows(uids []string, within bool) ([]*xRow, error) {
 		fmt.Fprintf(&b, "t as var(func: uid(%s)) ", strings.Join(taken, ","))
 		limitTo = "t"
 	}
-	fmt.Fprintf(&b, "q(func: uid(%s)) { %s %s } ", list, exploreHead, edgeBlocks(w.follow, limitTo))
+	// The rows were read as the ends of the level before: their heads are known.
+	fmt.Fprintf(&b, "q(func: uid(%s)) { %s %s } ", list, exploreRow, edgeBlocks(w.follow, limitTo))
 	if !within && w.follow.Follows(domain.EdgeFacet) {
 		ids := make([]string, 0, len(uids))
 		for _, u := range uids {
@@ -505,6 +512,16 @@ func (w *walk) expand(rows []*xRow, within bool) ([]candidate, error) {
 		for i, sp := range edgeSpecs {
 			for j := range r.ends(i) {
 				other := &r.ends(i)[j]
+				if other.ID == "" {
+					// Read by uid alone (edgeBlocks within the taken nodes): its head is known.
+					known := w.byUID[other.UID]
+					if known == nil {
+						continue
+					}
+					k := *known
+					k.W = other.W
+					other = &k
+				}
 				e := &domain.GraphEdge{Kind: sp.kind, Type: sp.typ}
 				if sp.reverse {
 					e.Source, e.Target = other.ID, r.ID
