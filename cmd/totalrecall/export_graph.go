@@ -16,33 +16,34 @@ import (
 	"github.com/totalrecall/totalrecall/web"
 )
 
-// graphFormatAsked reports whether export's arguments name a graph format (--format), which
-// makes the export a scope's graph for graph tools rather than the JSON Lines dump.
-func graphFormatAsked(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "-format" || a == "--format" || strings.HasPrefix(a, "-format=") || strings.HasPrefix(a, "--format=") {
-			return true
-		}
+// graphExport holds export's flags for a scope's graph; --format makes the export that graph
+// for graph tools rather than the JSON Lines dump of the whole store.
+type graphExport struct {
+	scope, format, server *string
+}
+
+func registerGraphExport(fs *flag.FlagSet) graphExport {
+	return graphExport{
+		scope:  fs.String("scope", "", "with --format: the scope to export"),
+		format: fs.String("format", "", "graphml, gexf or cyjs: one scope's graph for graph tools instead of the whole dump"),
+		server: fs.String("server", "", "with --format: the running server to export from (default $TOTALRECALL_SERVER or "+client.DefaultServer+"); not with --store"),
 	}
-	return false
+}
+
+// asked reports whether the flags given ask for a scope's graph (any of --format, --scope, --server).
+func (g graphExport) asked(fs *flag.FlagSet) bool {
+	asked := false
+	fs.Visit(func(f *flag.Flag) { asked = asked || f.Name == "format" || f.Name == "scope" || f.Name == "server" })
+	return asked
 }
 
 // exportGraph writes one scope's graph as GraphML, GEXF or Cytoscape JSON: fetched from the
 // running server (GET /export/SCOPE.FORMAT; --server, else $TOTALRECALL_SERVER, else
 // 127.0.0.1:8080, with $TOTALRECALL_KEY), or read from a data folder no server holds (--store).
-func exportGraph(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("export --format", flag.ContinueOnError)
-	var sf storeFlags
-	sf.register(fs)
-	scope := fs.String("scope", "", "the scope to export (required)")
-	format := fs.String("format", "", "graphml, gexf or cyjs")
-	server := fs.String("server", "", "the running server to export from (default $TOTALRECALL_SERVER or "+client.DefaultServer+")")
-	out := fs.String("out", "-", "file to write (- for standard output)")
-	if err := fs.Parse(args); err != nil {
-		return err
+func exportGraph(fs *flag.FlagSet, sf storeFlags, g graphExport, out *string, stdout io.Writer) error {
+	scope, format, server := g.scope, g.format, g.server
+	if fs.NArg() > 0 {
+		return fmt.Errorf("export: unexpected argument %q", fs.Arg(0))
 	}
 	local := false
 	fs.Visit(func(f *flag.Flag) { local = local || f.Name == "store" || f.Name == "index" })

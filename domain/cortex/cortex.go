@@ -51,6 +51,7 @@ type Cortex struct {
 	versions indexVersions
 	living   *living
 	mnemonic *mnemonic
+	story    *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
