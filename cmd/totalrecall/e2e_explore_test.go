@@ -101,7 +101,8 @@ func (s *server) neighborhood(t *testing.T, scope string, seeds []string, depth 
 
 // TestExploreAPI: neighborhood, path and graphNode over HTTP, their refusals, and the exports.
 func TestExploreAPI(t *testing.T) {
-	s := startServer(t, storeFlags{store: "file://" + t.TempDir()})
+	data := t.TempDir()
+	s := startServer(t, storeFlags{store: "file://" + data})
 	defer s.stop(t)
 	e := seedExplorerScope(t, s)
 	other, _, _ := s.createScope(t, "another")
@@ -229,12 +230,12 @@ func TestExploreAPI(t *testing.T) {
 		s.fails(t, "INVALID_ARGUMENT", pq, map[string]any{"a": "", "b": e.book})
 	})
 
-	t.Run("Exports", func(t *testing.T) { testExportsOverHTTPAndCLI(t, s, e) })
+	t.Run("Exports", func(t *testing.T) { testExportsOverHTTPAndCLI(t, s, e, data) })
 }
 
 // testExportsOverHTTPAndCLI: GET /export/{scope}.{format} and `totalrecall export --format`
 // (from the server, with --server) write the scope's graph; refusals are clean statuses.
-func testExportsOverHTTPAndCLI(t *testing.T, s *server, e explorerScope) {
+func testExportsOverHTTPAndCLI(t *testing.T, s *server, e explorerScope, data string) {
 	var all struct {
 		Memories struct{ TotalCount int }
 	}
@@ -332,6 +333,8 @@ func testExportsOverHTTPAndCLI(t *testing.T, s *server, e explorerScope) {
 		{[]string{"export", "--scope", "00000000-0000-4000-8000-000000000000", "--format", "gexf", "--server", "http://" + s.addr}, "export: scope 00000000-0000-4000-8000-000000000000 not found"},
 		{[]string{"export", "--scope", e.id, "--format", "gexf", "--server", "http://127.0.0.1:1"}, "export: no totalrecall server answers at http://127.0.0.1:1"},
 		{[]string{"export", "--scope", e.id, "--format", "gexf", "--server", "http://" + s.addr, "--store", "file://" + dir}, "export: give --server or --store, not both"},
+		// The server holds its data folder: one line, not the engine's fatal stack trace.
+		{[]string{"export", "--scope", e.id, "--format", "gexf", "--store", "file://" + data}, "export: the data folder " + data + " is held by a running server: export from it with --server URL instead of --store"},
 	} {
 		err := run(tc.args, io.Discard, io.Discard)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

@@ -8,11 +8,12 @@ import (
 	"syscall"
 )
 
-// graphFolderHeld reports whether another process holds the embedded engine's folder: the
-// engine takes an exclusive lock on p/LOCK and, finding it taken, exits with a stack trace
-// instead of an error, so a command looks first.
+// graphFolderHeld reports whether another process (or this one) holds the embedded engine's
+// folder: Badger takes an exclusive flock on the directory p itself (p/LOCK only holds its pid)
+// and, finding it taken, the engine exits with a stack trace instead of an error, so a command
+// looks first.
 func graphFolderHeld(graphDir string) bool {
-	f, err := os.Open(filepath.Join(graphDir, "p", "LOCK"))
+	f, err := os.Open(filepath.Join(graphDir, "p"))
 	if err != nil {
 		return false
 	}
