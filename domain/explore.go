@@ -108,6 +108,20 @@ type GraphNode struct {
 	OccurredAt *time.Time `json:"occurredAt,omitempty"`
 }
 
+// Clone returns a copy of n that shares nothing with it.
+func (n *GraphNode) Clone() *GraphNode {
+	c := *n
+	if n.Salience != nil {
+		v := *n.Salience
+		c.Salience = &v
+	}
+	if n.OccurredAt != nil {
+		t := *n.OccurredAt
+		c.OccurredAt = &t
+	}
+	return &c
+}
+
 // GraphEdge is one edge of an explored graph, from Source to Target (both node ids).
 type GraphEdge struct {
 	Source string        `json:"source"`

@@ -46,6 +46,15 @@ type xNode struct {
 	AgDoc      string     `json:"ag.doc"`
 	LifeFamily string     `json:"life.family"`
 	W          *float64   `json:"w"`
+	// built is the node's GraphNode, made once by seal (the entries the read cache keeps drop
+	// the large fields it is made from).
+	built *domain.GraphNode
+}
+
+// seal builds the node's GraphNode and drops what only that needed (content, documents).
+func (n *xNode) seal() {
+	n.built = n.node()
+	n.Content, n.ArtDoc, n.EpDoc, n.AgDoc = "", "", "", ""
 }
 
 // xRow is a node with its edges, one alias per edge spec (e0 … e23; see edgeSpecs).
@@ -75,7 +84,7 @@ type xRow struct {
 	E21 xEnds `json:"e21"`
 	E22 xEnds `json:"e22"`
 	E23 xEnds `json:"e23"`
-	// facets are the facets describing the node (read by facetBlocks, hung on it by noteFacets).
+	// facets are the facets describing the node (the entry's, hung on it by rows).
 	facets []*xNode
 }
 
@@ -93,6 +102,12 @@ func (e *xEnds) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return decode(b, (*[]xNode)(e))
+}
+
+// endsAt is the alias i of the row, to append to.
+func (r *xRow) endsAt(i int) *xEnds {
+	return [...]*xEnds{&r.E0, &r.E1, &r.E2, &r.E3, &r.E4, &r.E5, &r.E6, &r.E7, &r.E8, &r.E9, &r.E10, &r.E11, &r.E12, &r.E13,
+		&r.E14, &r.E15, &r.E16, &r.E17, &r.E18, &r.E19, &r.E20, &r.E21, &r.E22, &r.E23}[i]
 }
 
 func (r *xRow) ends(i int) xEnds {
@@ -139,38 +154,6 @@ func (sp edgeSpec) follows(f *domain.EdgeFilter) bool {
 	return f.Follows(sp.kind)
 }
 
-// exploreRow is what a row whose own head is known already is read with: enough to check its
-// scope and kind, and to follow a facet.
-const exploreRow = `uid tr.id tr.kind tr.scope kernel.family fc.type fc.memory fc.episode`
-
-// edgeBlocks is the selection of the edges f follows, each other end read with its head;
-// within, when not empty, keeps only the other ends among a uid variable (nodes already read),
-// and reads them by uid alone: every predicate read costs the engine a posting-list lookup.
-func edgeBlocks(f *domain.EdgeFilter, within string) string {
-	ends := exploreHead
-	var b strings.Builder
-	filter := ""
-	if within != "" {
-		filter = "@filter(uid(" + within + ")) "
-		ends = "uid"
-	}
-	for i, sp := range edgeSpecs {
-		if !sp.follows(f) {
-			continue
-		}
-		p := sp.pred
-		if sp.reverse {
-			p = "~" + p
-		}
-		facets := ""
-		if sp.kind == domain.EdgeAssociation {
-			facets = "@facets(w: strength) "
-		}
-		fmt.Fprintf(&b, "e%d: %s %s%s{ %s } ", i, p, filter, facets, ends)
-	}
-	return b.String()
-}
-
 // exploredKind is the node kind of a graph node, "" for nodes that are not part of the
 // explored graph (events, requests, runs, ...).
 func (n *xNode) exploredKind() domain.GraphNodeKind {
@@ -203,6 +186,9 @@ var exploredKinds = []string{kindMemory, kindEpisode, kindFacet, kindKnowledge, 
 
 // node builds the GraphNode of n.
 func (n *xNode) node() *domain.GraphNode {
+	if n.built != nil {
+		return n.built.Clone()
+	}
 	g := &domain.GraphNode{ID: n.ID, Kind: n.exploredKind(), State: domain.EndActive}
 	switch n.Kind {
 	case kindMemory:
@@ -272,6 +258,8 @@ type walk struct {
 	// pending are the edges seen so far by the uids of their ends, kept until both are taken.
 	pending   []pendingEdge
 	truncated bool
+	// ent are the entries loaded by the walk, by uid (nil: no node).
+	ent map[string]*xEntry
 }
 
 type pendingEdge struct {
@@ -300,7 +288,8 @@ func (s *Store) Neighborhood(ctx context.Context, q domain.NeighborhoodQuery) (*
 		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", q.ScopeID)
 	}
 	w := &walk{s: s, ctx: ctx, scope: q.ScopeID, follow: q.Follow, limit: q.Limit,
-		byUID: map[string]*xNode{}, idToUID: map[string]string{}, edges: map[string]*domain.GraphEdge{}}
+		byUID: map[string]*xNode{}, idToUID: map[string]string{}, edges: map[string]*domain.GraphEdge{},
+		ent: map[string]*xEntry{}}
 	if q.MinStrength != nil {
 		w.floor = *q.MinStrength
 	}
@@ -308,35 +297,44 @@ func (s *Store) Neighborhood(ctx context.Context, q domain.NeighborhoodQuery) (*
 		w.limit = domain.DefaultNeighborhoodLimit
 	}
 	seeds := validIDs(q.Seeds)
-	// The first read takes the scope's node along with the seeds: one round trip.
-	rows, scopeFound, err := w.readSeeds(seeds)
+	uidOf, scopeFound, err := w.seedUIDs(seeds)
 	if err != nil {
 		return nil, err
 	}
 	if !scopeFound {
 		return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", q.ScopeID)
 	}
-	// Seeds in the order asked, once each.
-	byID := map[string]*xRow{}
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	var seedRows []*xRow
+	var uids []string
 	for _, id := range seeds {
-		r := byID[id]
-		if r == nil || w.byUID[r.UID] != nil {
+		if u := uidOf[id]; u != "" {
+			uids = append(uids, u)
+		}
+	}
+	if err := w.load(uids); err != nil {
+		return nil, err
+	}
+	// Seeds in the order asked, once each.
+	var taken []string
+	for _, u := range uids {
+		e := w.ent[u]
+		if e == nil || !w.mine(&e.head) || w.byUID[u] != nil {
 			continue
 		}
 		if len(w.order) == w.limit {
 			w.truncated = true
 			break
 		}
-		w.take(&r.xNode)
-		seedRows = append(seedRows, r)
+		n := e.head
+		w.take(&n)
+		taken = append(taken, u)
 	}
-	// rows are the last nodes taken, read with their edges: to anything while the walk goes on,
-	// only to taken nodes once it ends (the edges among the last level).
-	rows, within := seedRows, false
+	// rows are the last nodes taken with their edges: to anything while the walk goes on, only
+	// to taken nodes once it ends (the edges among the last level).
+	within := q.Depth == 0
+	rows, err := w.rows(taken, within)
+	if err != nil {
+		return nil, err
+	}
 	for level := 1; level <= q.Depth && len(rows) > 0; level++ {
 		cands, err := w.expand(rows, within)
 		if err != nil {
@@ -369,109 +367,260 @@ func (s *Store) Neighborhood(ctx context.Context, q domain.NeighborhoodQuery) (*
 	return w.subgraph(), nil
 }
 
-// readSeeds reads the seeds' rows (the nodes of the scope among ids, with their edges) and
-// whether the scope exists.
-func (w *walk) readSeeds(ids []string) ([]*xRow, bool, error) {
+// seedUIDs finds the uids of the seeds by id, and whether the scope exists: one round trip.
+func (w *walk) seedUIDs(ids []string) (map[string]string, bool, error) {
 	var r struct {
 		S []struct {
 			UID string `json:"uid"`
 		} `json:"s"`
-		Q []*xRow  `json:"q"`
-		F []*xNode `json:"f"`
+		Q []struct {
+			UID string `json:"uid"`
+			ID  string `json:"tr.id"`
+		} `json:"q"`
 	}
-	vars := map[string]string{"$scope": w.scope}
 	q := `query q($scope: string) { s(func: eq(tr.id, $scope)) @filter(eq(tr.kind, "Scope")) { uid } `
 	if len(ids) > 0 {
-		q += `q(func: eq(tr.id, ` + idList(ids) + `)) { ` + exploreHead + ` ` + edgeBlocks(w.follow, "") + ` } `
-		if w.follow.Follows(domain.EdgeFacet) {
-			q += facetBlocks(ids)
-		}
+		q += `q(func: eq(tr.id, ` + idList(ids) + `)) { uid tr.id } `
 	}
 	q += `}`
-	if err := w.s.read(w.ctx, q, vars, &r); err != nil {
+	if err := w.s.read(w.ctx, q, map[string]string{"$scope": w.scope}, &r); err != nil {
 		return nil, false, err
 	}
-	rows := w.inScope(r.Q)
-	w.noteFacets(rows, r.F)
-	return rows, len(r.S) > 0, nil
+	out := make(map[string]string, len(r.Q))
+	for _, n := range r.Q {
+		out[n.ID] = n.UID
+	}
+	return out, len(r.S) > 0, nil
 }
 
-// facetBlocks reads the facets found in the memories, or (without a memory) in the episodes,
-// among ids: facets point at what they describe by id. Their kind is checked by noteFacets: an
-// eq filter on tr.kind would read the posting list of every facet of the graph.
-func facetBlocks(ids []string) string {
-	l := idList(ids)
-	return `f as var(func: eq(fc.memory, ` + l + `)) g as var(func: eq(fc.episode, ` + l + `)) f(func: uid(f, g)) { ` + exploreHead + ` } `
+// mine reports whether n is a node of the walk's scope and of the explored graph.
+func (w *walk) mine(n *xNode) bool {
+	return n.Scope == w.scope && n.exploredKind() != "" && n.ID != ""
 }
 
-// inScope keeps the rows of the scope's explored nodes.
-func (w *walk) inScope(rows []*xRow) []*xRow {
-	out := rows[:0]
-	for _, r := range rows {
-		if r.Scope == w.scope && r.exploredKind() != "" {
-			out = append(out, r)
+// load brings the entries of uids into the walk (w.ent; nil for a uid that is no node).
+func (w *walk) load(uids []string) error {
+	var need []string
+	for _, u := range uids {
+		if _, ok := w.ent[u]; !ok {
+			w.ent[u] = nil
+			need = append(need, u)
 		}
 	}
-	return out
+	if len(need) == 0 {
+		return nil
+	}
+	got, err := w.s.exploreEntries(w.ctx, need)
+	if err != nil {
+		return err
+	}
+	for u, e := range got {
+		w.ent[u] = e
+	}
+	return nil
 }
 
-// rows reads the rows of uids: their edges to any node, or with within only to taken nodes.
+// rows builds the rows of uids from their entries, each edge's other end with its head: any
+// node while the walk goes on (their entries loaded first), only taken nodes when within.
 func (w *walk) rows(uids []string, within bool) ([]*xRow, error) {
-	var r struct {
-		Q []*xRow  `json:"q"`
-		F []*xNode `json:"f"`
-	}
-	var b strings.Builder
-	list := strings.Join(uids, ",")
-	limitTo := ""
-	if within {
-		taken := make([]string, len(w.order))
-		copy(taken, w.order)
-		fmt.Fprintf(&b, "t as var(func: uid(%s)) ", strings.Join(taken, ","))
-		limitTo = "t"
-	}
-	// The rows were read as the ends of the level before: their heads are known.
-	fmt.Fprintf(&b, "q(func: uid(%s)) { %s %s } ", list, exploreRow, edgeBlocks(w.follow, limitTo))
-	if !within && w.follow.Follows(domain.EdgeFacet) {
-		ids := make([]string, 0, len(uids))
-		for _, u := range uids {
-			if n := w.byUID[u]; n != nil && (n.Kind == kindMemory || n.Kind == kindEpisode) {
-				ids = append(ids, n.ID)
-			}
-		}
-		if len(ids) > 0 {
-			b.WriteString(facetBlocks(ids))
-		}
-	}
-	if err := w.s.read(w.ctx, "{ "+b.String()+"}", nil, &r); err != nil {
+	if err := w.load(uids); err != nil {
 		return nil, err
 	}
-	rows := w.inScope(r.Q)
+	facets := w.follow.Follows(domain.EdgeFacet)
 	if !within {
-		w.noteFacets(rows, r.F)
+		var ends []string
+		for _, u := range uids {
+			e := w.ent[u]
+			if e == nil {
+				continue
+			}
+			for _, x := range e.ends {
+				if w.byUID[x.uid] == nil && edgeSpecs[x.spec].follows(w.follow) {
+					ends = append(ends, x.uid)
+				}
+			}
+			if facets {
+				ends = append(ends, e.facets...)
+			}
+		}
+		if err := w.load(ends); err != nil {
+			return nil, err
+		}
+	}
+	head := func(u string) *xNode {
+		if n := w.byUID[u]; n != nil {
+			return n
+		}
+		if e := w.ent[u]; e != nil && !within {
+			return &e.head
+		}
+		return nil
+	}
+	rows := make([]*xRow, 0, len(uids))
+	for _, u := range uids {
+		e := w.ent[u]
+		if e == nil || !w.mine(&e.head) {
+			continue
+		}
+		r := &xRow{xNode: e.head}
+		for _, x := range e.ends {
+			sp := edgeSpecs[x.spec]
+			h := head(x.uid)
+			if h == nil || !sp.follows(w.follow) {
+				continue
+			}
+			other := *h
+			other.W = nil
+			if sp.kind == domain.EdgeAssociation {
+				st := x.w
+				other.W = &st
+			}
+			at := r.endsAt(int(x.spec))
+			*at = append(*at, other)
+		}
+		if facets && !within {
+			for _, f := range e.facets {
+				if h := head(f); h != nil && h.Kind == kindFacet && h.Scope == w.scope {
+					r.facets = append(r.facets, h)
+				}
+			}
+		}
+		rows = append(rows, r)
 	}
 	return rows, nil
 }
 
-// noteFacets hangs the facets read by facetBlocks on the rows of what they describe, as
-// reverse facet edges: a facet is an edge from it to its memory, else its episode.
-func (w *walk) noteFacets(rows []*xRow, facets []*xNode) {
-	if len(facets) == 0 {
-		return
-	}
-	byID := map[string]*xRow{}
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	for _, f := range facets {
-		if f.Scope != w.scope || f.Kind != kindFacet {
-			continue
+// xEntry is a node as the walk reads it, whatever the walk's filters: its head and the other
+// end of each of its edges by uid, and the facets describing it (a memory or an episode).
+// Entries are kept by the store's read cache (embedded engine).
+type xEntry struct {
+	uid    string
+	head   xNode
+	ends   []xEnd
+	facets []string // uids
+	size   int
+}
+
+// xEnd is one edge of an entry: its spec (edgeSpecs), the other end's uid and, for an
+// association, its strength.
+type xEnd struct {
+	spec uint8
+	w    float64
+	uid  string
+}
+
+// exploreEntries returns the entries of uids: from the read cache, the others read from the
+// engine (and cached). A uid that is no node has none.
+func (s *Store) exploreEntries(ctx context.Context, uids []string) (map[string]*xEntry, error) {
+	out := make(map[string]*xEntry, len(uids))
+	miss := uids
+	if s.cache != nil {
+		miss = s.cache.entriesOf(uids, out)
+		if len(miss) == 0 {
+			return out, nil
 		}
-		target := facetTarget(f)
-		if r := byID[target]; r != nil {
-			r.facets = append(r.facets, f)
+		e := s.cache.begin()
+		defer s.cache.end(e)
+		read, err := s.readEntries(ctx, miss)
+		if err != nil {
+			return nil, err
+		}
+		for u, x := range read {
+			out[u] = x
+		}
+		s.cache.fillEntries(e, read)
+		return out, nil
+	}
+	read, err := s.readEntries(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	for u, x := range read {
+		out[u] = x
+	}
+	return out, nil
+}
+
+// entryEdges selects every edge of the explored graph, the other ends by uid alone.
+var entryEdges = func() string {
+	var b strings.Builder
+	for i, sp := range edgeSpecs {
+		p := sp.pred
+		if sp.reverse {
+			p = "~" + p
+		}
+		facets := ""
+		if sp.kind == domain.EdgeAssociation {
+			facets = "@facets(w: strength) "
+		}
+		fmt.Fprintf(&b, "e%d: %s %s{ uid } ", i, p, facets)
+	}
+	return b.String()
+}()
+
+// readEntries reads the entries of uids from the engine: the nodes with their edges, then the
+// facets found in the memories and episodes among them (facets name what they describe by id).
+func (s *Store) readEntries(ctx context.Context, uids []string) (map[string]*xEntry, error) {
+	var r struct {
+		Q []*xRow `json:"q"`
+	}
+	if err := s.read(ctx, `{ q(func: uid(`+strings.Join(uids, ",")+`)) { `+exploreHead+` `+entryEdges+`} }`, nil, &r); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*xEntry, len(r.Q))
+	byID := map[string]*xEntry{}
+	var described []string
+	for _, row := range r.Q {
+		if row.ID == "" {
+			continue // a uid no node holds
+		}
+		e := &xEntry{uid: row.UID, head: row.xNode}
+		e.head.W = nil
+		e.head.seal()
+		for i := range edgeSpecs {
+			for _, o := range row.ends(i) {
+				x := xEnd{spec: uint8(i), uid: o.UID}
+				if o.W != nil {
+					x.w = *o.W
+				}
+				e.ends = append(e.ends, x)
+			}
+		}
+		out[row.UID] = e
+		if row.Kind == kindMemory || row.Kind == kindEpisode {
+			byID[row.ID] = e
+			described = append(described, row.ID)
 		}
 	}
+	if len(described) > 0 {
+		var f struct {
+			F []*xNode `json:"f"`
+		}
+		if err := s.read(ctx, `{ `+facetBlocks(described)+`}`, nil, &f); err != nil {
+			return nil, err
+		}
+		for _, fc := range f.F {
+			if fc.Kind != kindFacet {
+				continue
+			}
+			if e := byID[facetTarget(fc)]; e != nil && fc.Scope == e.head.Scope {
+				e.facets = append(e.facets, fc.UID)
+			}
+		}
+	}
+	for _, e := range out {
+		e.size = 160 + len(e.head.ID) + len(e.head.Scope) + len(e.head.FcMemory) + len(e.head.FcEpisode) +
+			len(e.head.built.Label) + 64 + 40*len(e.ends) + 24*len(e.facets)
+	}
+	return out, nil
+}
+
+// facetBlocks reads the facets found in the memories, or (without a memory) in the episodes,
+// among ids: facets point at what they describe by id. Their kind is checked by the reader: an
+// eq filter on tr.kind would read the posting list of every facet of the graph.
+func facetBlocks(ids []string) string {
+	l := idList(ids)
+	return `f as var(func: eq(fc.memory, ` + l + `)) g as var(func: eq(fc.episode, ` + l + `)) f(func: uid(f, g)) { uid tr.kind tr.scope fc.memory fc.episode } `
 }
 
 // facetTarget is the id of what a facet describes: its memory, else its episode.
@@ -513,7 +662,7 @@ func (w *walk) expand(rows []*xRow, within bool) ([]candidate, error) {
 			for j := range r.ends(i) {
 				other := &r.ends(i)[j]
 				if other.ID == "" {
-					// Read by uid alone (edgeBlocks within the taken nodes): its head is known.
+					// An end read by uid alone: its head is known when it is taken.
 					known := w.byUID[other.UID]
 					if known == nil {
 						continue

@@ -22,6 +22,7 @@ func exploreTests() []struct {
 		{"ExploreNeighborhoodCapsAndFilters", testExploreCaps},
 		{"ExplorePath", testExplorePath},
 		{"ExploreScopeGraph", testExploreScopeGraph},
+		{"ExploreSeesWrites", testExploreSeesWrites},
 	}
 }
 
@@ -420,5 +421,68 @@ func testExploreScopeGraph(t *testing.T, st domain.Store) {
 	if got := fmt.Sprint(f.order(&domain.Subgraph{Nodes: ns})); got != "[K world G]" || ns[1].Kind != domain.NodeWorldKernel ||
 		ns[1].Label != "world model kernel" || ns[2].State != domain.EndArchived {
 		t.Fatalf("GraphNodes = %s %+v", got, ns)
+	}
+}
+
+// testExploreSeesWrites: a neighbourhood asked again after a write shows it, whatever the
+// store kept from the first asking (the embedded store caches the explorer's nodes): a new
+// association, a new episode and a facet of a memory read before, a tier and a state changed.
+func testExploreSeesWrites(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	f := newExploreFixture(t, st)
+	ge := explorer(t, st)
+	m := f.mem
+	ask := func(seed string) *domain.Subgraph {
+		t.Helper()
+		g, err := ge.Neighborhood(ctx, domain.NeighborhoodQuery{ScopeID: f.scope.ID, Seeds: []string{seed}, Depth: 1, Limit: 50})
+		if err != nil {
+			t.Fatalf("Neighborhood: %v", err)
+		}
+		return g
+	}
+	if got := f.nodes(ask(m["F"].ID)); got != "F" {
+		t.Fatalf("F before: %s", got)
+	}
+	if got := f.nodes(ask(m["E"].ID)); got != "A E" {
+		t.Fatalf("E before: %s", got)
+	}
+
+	associate(t, st, m["F"], m["E"], domain.AssocEmotional, 0.6)
+	g := ask(m["E"].ID)
+	if got := f.nodes(g); got != "A E F" {
+		t.Fatalf("E after F associated with it: %s", got)
+	}
+	if got, want := f.edges(g), sortedJoin(f.assoc("A", "E", "PERSON", 0.3), f.assoc("E", "F", "EMOTIONAL", 0.6)); got != want {
+		t.Fatalf("E's edges after F associated with it: %s, want %s", got, want)
+	}
+	if got := f.nodes(ask(m["F"].ID)); got != "E F" {
+		t.Fatalf("F after it was associated with E: %s", got)
+	}
+
+	sc := f.scope.ID
+	ep := &domain.Episode{ID: domain.DeriveID(sc, "episode", "explore", "2"), ScopeID: sc, DefinitionID: domain.DeriveID(sc, "def", "explore"),
+		Channel: "chat", StartTime: t0, EndTime: t0, EventCount: 1, FirstEventID: m["F"].ID, LastEventID: m["F"].ID, CreatedAt: t0,
+		Items: []string{m["F"].ID}}
+	at, run, fs := analysed(sc, ep, "Zed")
+	if _, err := ingestStore(t, st).Ingest(ctx, domain.Request{}, sc, &domain.IngestBatch{Episodes: []*domain.Episode{ep},
+		AnalysisTypes: []*domain.AnalysisType{at}, Runs: []*domain.AnalysisRun{run}, Facets: fs}, nil); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	f.name[ep.ID] = "EP2"
+	f.name[fs[0].ID] = "Zed"
+	if got := f.nodes(ask(m["F"].ID)); got != "E EP2 F Zed" {
+		t.Fatalf("F after an episode and a facet of it: %s", got)
+	}
+
+	if _, err := st.UpdateMemory(ctx, domain.Request{}, m["F"].ID, func(x *domain.Memory) ([]*domain.Event, error) {
+		x.Tier, x.State = domain.TierLongTerm, domain.StateArchived
+		return nil, nil
+	}); err != nil {
+		t.Fatalf("UpdateMemory: %v", err)
+	}
+	for _, n := range ask(m["E"].ID).Nodes {
+		if n.ID == m["F"].ID && (n.Tier != domain.TierLongTerm || n.State != domain.EndArchived) {
+			t.Fatalf("F after its update: tier %s, state %s", n.Tier, n.State)
+		}
 	}
 }
