@@ -481,7 +481,8 @@ func (w *walk) rows(uids []string, within bool) ([]*xRow, error) {
 		if facets && !within {
 			for _, f := range e.facets {
 				if h := head(f); h != nil && h.Kind == kindFacet && h.Scope == w.scope {
-					r.facets = append(r.facets, h)
+					fc := *h // a cached entry's head is shared by every walk: never handed out
+					r.facets = append(r.facets, &fc)
 				}
 			}
 		}

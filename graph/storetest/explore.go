@@ -474,6 +474,20 @@ func testExploreSeesWrites(t *testing.T, st domain.Store) {
 		t.Fatalf("F after an episode and a facet of it: %s", got)
 	}
 
+	// A facet found in E, which the walk read before: its write names no uid of E.
+	if got := f.nodes(ask(m["E"].ID)); got != "A E F" {
+		t.Fatalf("E before its facet: %s", got)
+	}
+	yve := &domain.Facet{ID: domain.DeriveID(sc, "facet", run.ID, "Yve"), ScopeID: sc, RunID: run.ID, EpisodeID: ep.ID,
+		MemoryID: m["E"].ID, Type: domain.FacetPerson, Value: "Yve", Confidence: 0.5, CreatedAt: t0}
+	if _, err := ingestStore(t, st).Ingest(ctx, domain.Request{}, sc, &domain.IngestBatch{Episodes: []*domain.Episode{ep}, AnalysisTypes: []*domain.AnalysisType{at}, Runs: []*domain.AnalysisRun{run}, Facets: []*domain.Facet{fs[0], yve}}, nil); err != nil {
+		t.Fatalf("Ingest of a facet: %v", err)
+	}
+	f.name[yve.ID] = "Yve"
+	if got := f.nodes(ask(m["E"].ID)); got != "A E F Yve" {
+		t.Fatalf("E after a facet found in it: %s", got)
+	}
+
 	if _, err := st.UpdateMemory(ctx, domain.Request{}, m["F"].ID, func(x *domain.Memory) ([]*domain.Event, error) {
 		x.Tier, x.State = domain.TierLongTerm, domain.StateArchived
 		return nil, nil
