@@ -21,7 +21,9 @@ import (
 //   - a delete of a whole predicate or node (a nil value) may change edges seen from nodes it
 //     does not name, so it drops everything, as do the writes that bypass the rules of the store
 //     (raw sets, imports, DropAll);
-//   - a facet written drops the persons lists.
+//   - a facet written drops the persons lists and the explorer's entries (a facet names what
+//     it describes by id, so its write names no uid of it);
+//   - any write naming a node, as subject or as an edge's object, drops its explorer entry.
 //
 // A new memory is cached as its insert commits. A cluster has other writers, so there the cache
 // is off.
@@ -50,8 +52,11 @@ type readCache struct {
 	ctxs                   map[string]*cachedContext
 	adj                    map[string]*cachedAdj
 	stateOf                map[string]*cachedState // states of memories not in mems, for total recall's walk
-	uids                   map[string]string       // uid → memory id, for invalidation
-	persons                map[string][]string
+	// entries are the explorer's nodes with their edges by uid (any node, not only memories),
+	// in the walk's part of the budget; kept apart from uids, which maps memories' uids.
+	entries map[string]*xEntry
+	uids    map[string]string // uid → memory id, for invalidation
+	persons map[string][]string
 }
 
 type cachedMemory struct {
@@ -95,7 +100,8 @@ func newReadCache(budget int) *readCache {
 	}
 	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
-		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{}}
+		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
+		entries: map[string]*xEntry{}}
 }
 
 // begin starts a read; the epoch it returns is passed to the fills and to end.
@@ -182,6 +188,7 @@ func (cm *cachedMemory) walk() bool  { return false }
 func (cc *cachedContext) walk() bool { return false }
 func (ca *cachedAdj) walk() bool     { return true }
 func (cs *cachedState) walk() bool   { return true }
+func (xe *xEntry) walk() bool        { return true }
 
 // usedBy is the count of bytes used by the part of the budget v belongs to. Under c.mu.
 func (c *readCache) usedBy(walk bool) *int {
@@ -195,11 +202,13 @@ func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
 func (ca *cachedAdj) bytes() int     { return 96 + 64*len(ca.edges) } // edges are never changed once cached
 func (cs *cachedState) bytes() int   { return stateSize }
+func (xe *xEntry) bytes() int        { return xe.size }
 
 func (cm *cachedMemory) nodeUID() string  { return cm.uid }
 func (cc *cachedContext) nodeUID() string { return cc.uid }
 func (ca *cachedAdj) nodeUID() string     { return ca.uid }
 func (cs *cachedState) nodeUID() string   { return cs.uid }
+func (xe *xEntry) nodeUID() string        { return xe.uid }
 
 // fillLocked keeps v as m[id] (of node uid), read by a reader of epoch e, unless a commit wrote
 // the node since. A read's fill (evict) replaces the entry there and evicts others of its part
@@ -350,6 +359,41 @@ func (c *readCache) warmMemory(e uint64, n *memNode) bool {
 	return true
 }
 
+// entriesOf puts the cached explorer entries among uids in out (shared: callers only read them)
+// and returns the uids it does not hold.
+func (c *readCache) entriesOf(uids []string, out map[string]*xEntry) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var miss []string
+	for _, u := range uids {
+		if xe := c.entries[u]; xe != nil {
+			out[u] = xe
+		} else {
+			miss = append(miss, u)
+		}
+	}
+	return miss
+}
+
+// fillEntries keeps the explorer entries a reader of epoch e read, but none written since, and
+// none at all when a facet was written since (facets name no uid of what they describe).
+func (c *readCache) fillEntries(e uint64, read map[string]*xEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e < c.facets {
+		return
+	}
+	for u, xe := range read {
+		if !c.fresh(e, u) || xe.size > c.budget/16 {
+			continue
+		}
+		c.makeRoom(true, xe.size)
+		dropEntry(c, c.entries, u)
+		c.entries[u] = xe
+		c.walkUsed += xe.size
+	}
+}
+
 func (c *readCache) scopePersons(scopeID string) ([]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -374,9 +418,13 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 func (c *readCache) makeRoom(walk bool, size int) {
 	used := c.usedBy(walk)
 	for *used+size > c.budget {
-		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0) {
+		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0 || len(c.entries) > 0) {
 			evictOne(c, c.adj)
 			evictOne(c, c.stateOf)
+			for u := range c.entries {
+				dropEntry(c, c.entries, u) // by uid: nothing of it in uids
+				break
+			}
 		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0) {
 			evictOne(c, c.mems)
 			evictOne(c, c.ctxs)
@@ -522,11 +570,16 @@ func (c *readCache) written(sets, dels []map[string]any) {
 	if facets {
 		c.facets = c.epoch
 		c.persons = map[string][]string{}
+		for u, xe := range c.entries {
+			c.walkUsed -= xe.bytes()
+			delete(c.entries, u)
+		}
 	}
 	for uid, ch := range changes {
 		if len(c.inflight) > 0 {
 			c.dead[uid] = c.epoch
 		}
+		dropEntry(c, c.entries, uid)
 		id, ok := c.uids[uid]
 		if !ok {
 			continue
@@ -583,6 +636,7 @@ func (c *readCache) clear() {
 	c.dead = map[string]uint64{}
 	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
 	c.adj, c.stateOf = map[string]*cachedAdj{}, map[string]*cachedState{}
+	c.entries = map[string]*xEntry{}
 	c.persons = map[string][]string{}
 	c.used, c.walkUsed = 0, 0
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -22,7 +21,7 @@ import (
 )
 
 // NewHandler serves GraphQL on /query (POST, GET, websocket with both subscription protocols,
-// SSE) and the GraphiQL playground on /. ready answers /healthz.
+// SSE); ready answers /healthz. The playground is a page of package web.
 func NewHandler(cx *cortex.Cortex, ready func() bool) http.Handler {
 	srv := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: &Resolver{Cortex: cx}}))
 	srv.AddTransport(transport.SSE{})
@@ -48,7 +47,6 @@ func NewHandler(cx *cortex.Cortex, ready func() bool) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", srv)
-	mux.Handle("/", playground.Handler("totalrecall", "/query"))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if ready != nil && !ready() {
 			http.Error(w, "starting", http.StatusServiceUnavailable)

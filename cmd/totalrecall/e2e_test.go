@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -377,52 +378,28 @@ func testHealthAndPlayground(t *testing.T, s *server) {
 	}
 }
 
-var (
-	// jsString is a double-quoted JavaScript string literal as html/template writes it.
-	jsString = `("(?:[^"\\]|\\.)*")`
-	// gqlgen's playground: url and subscriptionUrl from location + endpoint, or absolute.
-	pgRelURL = regexp.MustCompile(`const url = location\.protocol \+ '//' \+ location\.host \+ ` + jsString + `;`)
-	pgRelSub = regexp.MustCompile(`const subscriptionUrl = wsProto \+ '//' \+ location\.host \+ ` + jsString + `;`)
-	pgWSProt = regexp.MustCompile(`const wsProto = location\.protocol == 'https:' \? 'wss:' : 'ws:';`)
-	pgAbsURL = regexp.MustCompile(`const url = ` + jsString + `;`)
-	pgAbsSub = regexp.MustCompile(`const subscriptionUrl = ` + jsString + `;`)
-)
+// pgEndpoint is the playground page's GraphQL endpoint, relative to the page: its script sends
+// queries there and opens graphql-transport-ws subscriptions on the same URL with ws: or wss:.
+var pgEndpoint = regexp.MustCompile(`<meta name="totalrecall-graphql" content="([^"]*)">`)
 
-// playgroundURLs reads the playground page's script and answers the query and subscription
-// URLs it computes when loaded from protocol//host.
+// playgroundURLs reads the playground page and answers the query and subscription URLs its
+// script computes when loaded from protocol//host/ (scripts/web/playground.jsx).
 func playgroundURLs(t *testing.T, page, protocol, host string) (queryURL, subURL string) {
 	t.Helper()
-	lit := func(re *regexp.Regexp) (string, bool) {
-		m := re.FindStringSubmatch(page)
-		if m == nil {
-			return "", false
-		}
-		var v string
-		if err := json.Unmarshal([]byte(m[1]), &v); err != nil {
-			t.Fatalf("playground script: cannot read the string %s: %v", m[1], err)
-		}
-		return v, true
+	m := pgEndpoint.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the playground page no longer names its GraphQL endpoint (meta totalrecall-graphql):\n%.2000s", page)
 	}
-	if ep, ok := lit(pgRelURL); ok {
-		sep, ok := lit(pgRelSub)
-		if !ok || !pgWSProt.MatchString(page) {
-			t.Fatalf("playground script names the endpoint %q but no longer derives subscriptionUrl from location + endpoint with ws:/wss:", ep)
-		}
-		ws := "ws:"
-		if protocol == "https:" {
-			ws = "wss:"
-		}
-		return protocol + "//" + host + ep, ws + "//" + host + sep
+	base, err := url.Parse(protocol + "//" + host + "/")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if u, ok := lit(pgAbsURL); ok {
-		sub, ok := lit(pgAbsSub)
-		if !ok {
-			t.Fatalf("playground script names the endpoint %q but no subscriptionUrl", u)
-		}
-		return u, sub
+	ref, err := url.Parse(m[1])
+	if err != nil {
+		t.Fatalf("endpoint %q: %v", m[1], err)
 	}
-	t.Fatalf("the playground page no longer names its GraphQL endpoint (no `const url = ...` in its script):\n%.2000s", page)
-	return "", ""
+	queryURL = base.ResolveReference(ref).String()
+	return queryURL, "ws" + strings.TrimPrefix(queryURL, "http")
 }
 
 func testScopeHasExactlyTwoKernels(t *testing.T, s *server) {

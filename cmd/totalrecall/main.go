@@ -40,6 +40,8 @@ Usage:
                                                       tokens (0: only when asked); see docs/story.md
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI | --server URL] [--out FILE]   dump the whole graph as JSON Lines (ids preserved)
+  totalrecall export  --scope ID --format graphml|gexf|cyjs [--server URL | --store URI] [--out FILE]
+                                                      one scope's graph for graph tools (Gephi, yEd, Cytoscape)
   totalrecall import dump [--store URI | --server URL] FILE|-     load an export (once; the store may hold other scopes)
   totalrecall import journal [--server URL | --store URI] --scope ID DIR
                                                       MEMORY.md and memory/*.md as knowledge pages (idempotent)
@@ -57,6 +59,7 @@ Usage:
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
   totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
+  totalrecall bench explore [flags]                   measure the explorer's neighborhood query beside raw @recurse
   totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
@@ -100,6 +103,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		if len(args) > 1 && args[1] == "hook" {
 			return benchHook(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "explore" {
+			return benchExplore(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
@@ -391,12 +397,15 @@ func exportCmd(args []string, stdout io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("out", "-", "file to write (- for standard output)")
-	server := fs.String("server", "", "dump the graph of this running server (http://HOST:PORT) instead of opening the store")
+	g := registerGraphExport(fs) // export_graph.go
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *server != "" {
-		return exportOverServer(*server, *out, stdout)
+	if g.asked(fs) {
+		return exportGraph(fs, sf, g, out, stdout)
+	}
+	if *g.server != "" {
+		return exportOverServer(*g.server, *out, stdout)
 	}
 	uri, _, err := sf.paths()
 	if err != nil {

@@ -49,6 +49,9 @@ type ResolverRoot interface {
 	ArtifactHit() ArtifactHitResolver
 	DigestReport() DigestReportResolver
 	Episode() EpisodeResolver
+	GraphEdge() GraphEdgeResolver
+	GraphNode() GraphNodeResolver
+	GraphNodeDetail() GraphNodeDetailResolver
 	ImportResult() ImportResultResolver
 	Kernel() KernelResolver
 	Knowledge() KnowledgeResolver
@@ -289,6 +292,34 @@ type ComplexityRoot struct {
 		Query         func(childComplexity int) int
 		RelevantTurns func(childComplexity int) int
 		TotalTokens   func(childComplexity int) int
+	}
+
+	GraphEdge struct {
+		Kind     func(childComplexity int) int
+		Source   func(childComplexity int) int
+		Strength func(childComplexity int) int
+		Target   func(childComplexity int) int
+		Type     func(childComplexity int) int
+	}
+
+	GraphNode struct {
+		ID         func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Label      func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		Salience   func(childComplexity int) int
+		State      func(childComplexity int) int
+		Tier       func(childComplexity int) int
+	}
+
+	GraphNodeDetail struct {
+		Episode      func(childComplexity int) int
+		Kernel       func(childComplexity int) int
+		Knowledge    func(childComplexity int) int
+		Memory       func(childComplexity int) int
+		Node         func(childComplexity int) int
+		Skill        func(childComplexity int) int
+		WorkingState func(childComplexity int) int
 	}
 
 	ImportProblem struct {
@@ -535,12 +566,15 @@ type ComplexityRoot struct {
 		Episodes            func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
 		Facets              func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
 		ForkContext         func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
+		GraphNode           func(childComplexity int, scopeID string, id string) int
 		History             func(childComplexity int, memoryID string) int
 		JournalGet          func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
 		Knowledge           func(childComplexity int, id string) int
 		KnowledgePages      func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
 		Memories            func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
 		Memory              func(childComplexity int, id string, sessionID *string, requestID *string) int
+		Neighborhood        func(childComplexity int, scopeID string, seeds []string, depth *int, types []string, minStrength *float64, limit *int) int
+		Path                func(childComplexity int, fromID string, toID string, maxDepth *int) int
 		PendingNarrative    func(childComplexity int, scopeID string) int
 		PromptContext       func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
 		QueuedNotifications func(childComplexity int, instanceID string, scopeID string) int
@@ -704,6 +738,12 @@ type ComplexityRoot struct {
 		Tokens        func(childComplexity int) int
 	}
 
+	Subgraph struct {
+		Edges     func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
 	Subscription struct {
 		MemoryEvents  func(childComplexity int, scopeID string) int
 		Notifications func(childComplexity int, instanceID *string, scopeID *string) int
@@ -825,6 +865,17 @@ type EpisodeResolver interface {
 	AgentMessages(ctx context.Context, obj *domain.Episode) ([]*domain.AgentMessage, error)
 	Facets(ctx context.Context, obj *domain.Episode, typeArg *string) ([]*domain.Facet, error)
 }
+type GraphEdgeResolver interface {
+	Type(ctx context.Context, obj *domain.GraphEdge) (*string, error)
+}
+type GraphNodeResolver interface {
+	Tier(ctx context.Context, obj *domain.GraphNode) (*domain.Tier, error)
+}
+type GraphNodeDetailResolver interface {
+	Knowledge(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
+	Skill(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
+	WorkingState(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
+}
 type ImportResultResolver interface {
 	TookMs(ctx context.Context, obj *cortex.ImportResult) (float64, error)
 }
@@ -909,6 +960,9 @@ type QueryResolver interface {
 	Trace(ctx context.Context, requestID string) (*model.Trace, error)
 	QueuedNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
 	StoryContext(ctx context.Context, scopeID string, maxTokens *int) (*string, error)
+	Neighborhood(ctx context.Context, scopeID string, seeds []string, depth *int, types []string, minStrength *float64, limit *int) (*domain.Subgraph, error)
+	Path(ctx context.Context, fromID string, toID string, maxDepth *int) (*domain.Subgraph, error)
+	GraphNode(ctx context.Context, scopeID string, id string) (*cortex.GraphNodeDetail, error)
 	Knowledge(ctx context.Context, id string) (*domain.Artifact, error)
 	KnowledgePages(ctx context.Context, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) (*model.KnowledgeConnection, error)
 	Skill(ctx context.Context, id string) (*domain.Artifact, error)
@@ -1976,6 +2030,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ForkContext.TotalTokens(childComplexity), true
+
+	case "GraphEdge.kind":
+		if e.complexity.GraphEdge.Kind == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Kind(childComplexity), true
+	case "GraphEdge.source":
+		if e.complexity.GraphEdge.Source == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Source(childComplexity), true
+	case "GraphEdge.strength":
+		if e.complexity.GraphEdge.Strength == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Strength(childComplexity), true
+	case "GraphEdge.target":
+		if e.complexity.GraphEdge.Target == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Target(childComplexity), true
+	case "GraphEdge.type":
+		if e.complexity.GraphEdge.Type == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Type(childComplexity), true
+
+	case "GraphNode.id":
+		if e.complexity.GraphNode.ID == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.ID(childComplexity), true
+	case "GraphNode.kind":
+		if e.complexity.GraphNode.Kind == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Kind(childComplexity), true
+	case "GraphNode.label":
+		if e.complexity.GraphNode.Label == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Label(childComplexity), true
+	case "GraphNode.occurredAt":
+		if e.complexity.GraphNode.OccurredAt == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.OccurredAt(childComplexity), true
+	case "GraphNode.salience":
+		if e.complexity.GraphNode.Salience == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Salience(childComplexity), true
+	case "GraphNode.state":
+		if e.complexity.GraphNode.State == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.State(childComplexity), true
+	case "GraphNode.tier":
+		if e.complexity.GraphNode.Tier == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Tier(childComplexity), true
+
+	case "GraphNodeDetail.episode":
+		if e.complexity.GraphNodeDetail.Episode == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Episode(childComplexity), true
+	case "GraphNodeDetail.kernel":
+		if e.complexity.GraphNodeDetail.Kernel == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Kernel(childComplexity), true
+	case "GraphNodeDetail.knowledge":
+		if e.complexity.GraphNodeDetail.Knowledge == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Knowledge(childComplexity), true
+	case "GraphNodeDetail.memory":
+		if e.complexity.GraphNodeDetail.Memory == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Memory(childComplexity), true
+	case "GraphNodeDetail.node":
+		if e.complexity.GraphNodeDetail.Node == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Node(childComplexity), true
+	case "GraphNodeDetail.skill":
+		if e.complexity.GraphNodeDetail.Skill == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Skill(childComplexity), true
+	case "GraphNodeDetail.workingState":
+		if e.complexity.GraphNodeDetail.WorkingState == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.WorkingState(childComplexity), true
 
 	case "ImportProblem.line":
 		if e.complexity.ImportProblem.Line == nil {
@@ -3367,6 +3538,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.ForkContext(childComplexity, args["scopeId"].(*string), args["query"].(string), args["maxTurns"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.graphNode":
+		if e.complexity.Query.GraphNode == nil {
+			break
+		}
+
+		args, err := ec.field_Query_graphNode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.GraphNode(childComplexity, args["scopeId"].(string), args["id"].(string)), true
 	case "Query.history":
 		if e.complexity.Query.History == nil {
 			break
@@ -3433,6 +3615,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Memory(childComplexity, args["id"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.neighborhood":
+		if e.complexity.Query.Neighborhood == nil {
+			break
+		}
+
+		args, err := ec.field_Query_neighborhood_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Neighborhood(childComplexity, args["scopeId"].(string), args["seeds"].([]string), args["depth"].(*int), args["types"].([]string), args["minStrength"].(*float64), args["limit"].(*int)), true
+	case "Query.path":
+		if e.complexity.Query.Path == nil {
+			break
+		}
+
+		args, err := ec.field_Query_path_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Path(childComplexity, args["fromId"].(string), args["toId"].(string), args["maxDepth"].(*int)), true
 	case "Query.pendingNarrative":
 		if e.complexity.Query.PendingNarrative == nil {
 			break
@@ -4252,6 +4456,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.StoryChapter.Tokens(childComplexity), true
 
+	case "Subgraph.edges":
+		if e.complexity.Subgraph.Edges == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Edges(childComplexity), true
+	case "Subgraph.nodes":
+		if e.complexity.Subgraph.Nodes == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Nodes(childComplexity), true
+	case "Subgraph.truncated":
+		if e.complexity.Subgraph.Truncated == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Truncated(childComplexity), true
+
 	case "Subscription.memoryEvents":
 		if e.complexity.Subscription.MemoryEvents == nil {
 			break
@@ -4923,6 +5146,161 @@ extend type Mutation {
   ` + "`" + `` + "`" + `` + "`" + `
   """
   recordTurn(input: TurnInput!): ImportResult!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/explore.graphqls", Input: `# Exploring the graph: a scope's memories, episodes, facets, knowledge pages, skills, working
+# states and kernels as one graph, for the explorer page (/explore) and graph tools (the exports
+# at /export/{scopeId}.graphml|gexf|cyjs). Nothing here records a retrieval.
+
+"""
+What a node of the explored graph is. Errors: none (an output type).
+"""
+enum GraphNodeKind {
+  "A memory."
+  MEMORY
+  "An episode: a group of memories (or agent messages) chunked by an episode definition."
+  EPISODE
+  "A facet an analysis found in a memory or an episode (a person, an entity, a topic, ...)."
+  FACET
+  "A knowledge page."
+  KNOWLEDGE
+  "A skill."
+  SKILL
+  "A working state (transient, never truth)."
+  WORKING_STATE
+  "The scope's agent model kernel."
+  AGENT_KERNEL
+  "The scope's world model kernel."
+  WORLD_KERNEL
+  "A message of the agents ledger, grouped by an episode of agent turns."
+  AGENT_MESSAGE
+  "The tombstone of a removed artifact that references still point at."
+  REMOVED
+}
+
+"""
+What an edge of the explored graph stands for. Errors: none (an output type).
+"""
+enum GraphEdgeKind {
+  "An association between two memories; type is its AssociationType, strength its strength."
+  ASSOCIATION
+  "From an episode to a memory (or agent message) it groups."
+  EPISODE_MEMBER
+  "From a facet to the memory it was found in, else to its episode; type is the facet's type."
+  FACET
+  "A reference of the refgraph from its source to its target; type is its ReferenceType."
+  REFERENCE
+  "From a memory to the memory it was consolidated into."
+  CONSOLIDATION
+}
+
+"""
+A node of a scope's graph. Errors: none (an output type).
+"""
+type GraphNode {
+  "The artifact's own id (a memory's, an episode's, a facet's, ...)."
+  id: ID!
+  kind: GraphNodeKind!
+  "A short text to show: a memory's content, a page's title, a facet's type and value (at most 120 characters)."
+  label: String!
+  "A memory's tier; null for other kinds."
+  tier: Tier
+  "A memory's salience; null for other kinds."
+  salience: Float
+  "ACTIVE, ARCHIVED, REMOVED (a tombstone) or TRANSIENT (working state)."
+  state: EndState!
+  "When a memory happened, or when an episode starts; null for other kinds."
+  occurredAt: Time
+}
+
+"""
+An edge of a scope's graph between two of the subgraph's nodes. Errors: none (an output type).
+"""
+type GraphEdge {
+  "The id of the node the edge starts at (an association: as stored, either end)."
+  source: ID!
+  target: ID!
+  kind: GraphEdgeKind!
+  "The association type, reference type or facet type; null for membership and consolidation."
+  type: String
+  "An association's strength in 0..1; null for the other kinds."
+  strength: Float
+}
+
+"""
+A part of one scope's graph: every edge joins two of its nodes. Errors: none (an output type).
+"""
+type Subgraph {
+  nodes: [GraphNode!]!
+  edges: [GraphEdge!]!
+  "The limit left out nodes the query would otherwise have reached (ask again with a larger limit)."
+  truncated: Boolean!
+}
+
+"""
+One node of a scope's graph with the record behind it, read without recording a retrieval: the
+memory, knowledge page, skill, working state, kernel or episode (facets, agent messages and
+tombstones have their node alone). Errors: none (an output type).
+"""
+type GraphNodeDetail {
+  node: GraphNode!
+  memory: Memory
+  knowledge: Knowledge
+  skill: Skill
+  workingState: WorkingState
+  kernel: Kernel
+  episode: Episode
+}
+
+extend type Query {
+  """
+  The nodes within depth edges (0..4) of the seeds in one scope, walked breadth first: each
+  level's nodes strongest first (an association counts its strength, every other edge 0.5), at
+  most limit nodes (1..5000) with every followed edge between them; truncated when the limit
+  left nodes out. Seeds that are not nodes of the scope are left out (ids of another scope are
+  never read). types names the edges followed — association types (TEMPORAL, CAUSAL, THEMATIC,
+  EMOTIONAL, PERSON), reference types (SUPPORTS, DERIVED_FROM, DEPENDS_ON, CITES, CONTRADICTS) or
+  edge kinds (ASSOCIATION, EPISODE_MEMBER, FACET, REFERENCE, CONSOLIDATION); every edge when
+  omitted. minStrength (0..1) leaves out weaker associations; no floor unless asked.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { neighborhood(scopeId: "SCOPE_ID", seeds: ["MEMORY_ID"], depth: 2, types: ["THEMATIC", "EPISODE_MEMBER"], limit: 100) {
+      nodes { id kind label tier salience state occurredAt }
+      edges { source target kind type strength }
+      truncated } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  neighborhood(scopeId: ID!, seeds: [ID!]!, depth: Int = 1, types: [String!], minStrength: Float,
+    limit: Int = 200): Subgraph!
+  """
+  The strongest path between two memories of one scope: the chain of at most maxDepth
+  associations (1..12) of least total cost, each association costing 1 − strength. Its nodes in
+  order from fromId, its edges in the same order (edge i joins node i and node i + 1); empty
+  when no chain is that short.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { path(fromId: "MEMORY_ID", toId: "OTHER_MEMORY_ID", maxDepth: 6) {
+      nodes { id label } edges { source target type strength } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  path(fromId: ID!, toId: ID!, maxDepth: Int = 6): Subgraph!
+  """
+  One node of the scope's graph with its record, for a person looking at it: loading it records
+  no retrieval (unlike memory). Null when the scope has no node with that id.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { graphNode(scopeId: "SCOPE_ID", id: "MEMORY_ID") {
+      node { id kind label tier salience state }
+      memory { content tags claimed } episode { id } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  graphNode(scopeId: ID!, id: ID!): GraphNodeDetail
 }
 `, BuiltIn: false},
 	{Name: "../../schema/lifecycle.graphqls", Input: `# Artifacts and their lifecycle: knowledge, skills, working state, the refgraph and the digest
@@ -7919,6 +8297,22 @@ func (ec *executionContext) field_Query_forkContext_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_graphNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8037,6 +8431,63 @@ func (ec *executionContext) field_Query_memory_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["requestId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_neighborhood_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "seeds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["seeds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "depth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "types", ec.unmarshalOString2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "minStrength", ec.unmarshalOFloat2ᚖfloat64)
+	if err != nil {
+		return nil, err
+	}
+	args["minStrength"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_path_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "fromId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["fromId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "toId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["toId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg2
 	return args, nil
 }
 
@@ -13548,6 +13999,741 @@ func (ec *executionContext) fieldContext_ForkContext_totalTokens(_ context.Conte
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_source(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_source,
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_target(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_target,
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_kind(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_kind,
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		ec.marshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type GraphEdgeKind does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_type(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_type,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphEdge().Type(ctx, obj)
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_strength(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_strength,
+		func(ctx context.Context) (any, error) {
+			return obj.Strength, nil
+		},
+		nil,
+		ec.marshalOFloat2ᚖfloat64,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_strength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_id(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_kind(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_kind,
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		ec.marshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type GraphNodeKind does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_label(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_label,
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_tier(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_tier,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNode().Tier(ctx, obj)
+		},
+		nil,
+		ec.marshalOTier2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTier,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Tier does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_salience(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_salience,
+		func(ctx context.Context) (any, error) {
+			return obj.Salience, nil
+		},
+		nil,
+		ec.marshalOFloat2ᚖfloat64,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_salience(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_state(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_occurredAt(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_occurredAt,
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_node(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_node,
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		ec.marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_GraphNode_id(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphNode_kind(ctx, field)
+			case "label":
+				return ec.fieldContext_GraphNode_label(ctx, field)
+			case "tier":
+				return ec.fieldContext_GraphNode_tier(ctx, field)
+			case "salience":
+				return ec.fieldContext_GraphNode_salience(ctx, field)
+			case "state":
+				return ec.fieldContext_GraphNode_state(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_GraphNode_occurredAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNode", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_memory(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalOMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_knowledge(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_knowledge,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().Knowledge(ctx, obj)
+		},
+		nil,
+		ec.marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_knowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_skill(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_skill,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().Skill(ctx, obj)
+		},
+		nil,
+		ec.marshalOSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_skill(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_workingState(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_workingState,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().WorkingState(ctx, obj)
+		},
+		nil,
+		ec.marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_workingState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_WorkingState_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_WorkingState_scopeId(ctx, field)
+			case "title":
+				return ec.fieldContext_WorkingState_title(ctx, field)
+			case "content":
+				return ec.fieldContext_WorkingState_content(ctx, field)
+			case "metadata":
+				return ec.fieldContext_WorkingState_metadata(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_WorkingState_sessionId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_WorkingState_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingState_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_WorkingState_version(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingState", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_kernel(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_kernel,
+		func(ctx context.Context) (any, error) {
+			return obj.Kernel, nil
+		},
+		nil,
+		ec.marshalOKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_kernel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Kernel_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Kernel_scopeId(ctx, field)
+			case "family":
+				return ec.fieldContext_Kernel_family(ctx, field)
+			case "content":
+				return ec.fieldContext_Kernel_content(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Kernel_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Kernel", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_episode(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_episode,
+		func(ctx context.Context) (any, error) {
+			return obj.Episode, nil
+		},
+		nil,
+		ec.marshalOEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_episode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Episode_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Episode_scopeId(ctx, field)
+			case "definitionId":
+				return ec.fieldContext_Episode_definitionId(ctx, field)
+			case "channel":
+				return ec.fieldContext_Episode_channel(ctx, field)
+			case "threadId":
+				return ec.fieldContext_Episode_threadId(ctx, field)
+			case "startTime":
+				return ec.fieldContext_Episode_startTime(ctx, field)
+			case "endTime":
+				return ec.fieldContext_Episode_endTime(ctx, field)
+			case "eventCount":
+				return ec.fieldContext_Episode_eventCount(ctx, field)
+			case "firstEventId":
+				return ec.fieldContext_Episode_firstEventId(ctx, field)
+			case "lastEventId":
+				return ec.fieldContext_Episode_lastEventId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Episode_createdAt(ctx, field)
+			case "memories":
+				return ec.fieldContext_Episode_memories(ctx, field)
+			case "agentMessages":
+				return ec.fieldContext_Episode_agentMessages(ctx, field)
+			case "facets":
+				return ec.fieldContext_Episode_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Episode", field.Name)
 		},
 	}
 	return fc, nil
@@ -20974,6 +22160,161 @@ func (ec *executionContext) fieldContext_Query_storyContext(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_neighborhood(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_neighborhood,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Neighborhood(ctx, fc.Args["scopeId"].(string), fc.Args["seeds"].([]string), fc.Args["depth"].(*int), fc.Args["types"].([]string), fc.Args["minStrength"].(*float64), fc.Args["limit"].(*int))
+		},
+		nil,
+		ec.marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_neighborhood(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_Subgraph_nodes(ctx, field)
+			case "edges":
+				return ec.fieldContext_Subgraph_edges(ctx, field)
+			case "truncated":
+				return ec.fieldContext_Subgraph_truncated(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_neighborhood_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_path(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_path,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Path(ctx, fc.Args["fromId"].(string), fc.Args["toId"].(string), fc.Args["maxDepth"].(*int))
+		},
+		nil,
+		ec.marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_path(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_Subgraph_nodes(ctx, field)
+			case "edges":
+				return ec.fieldContext_Subgraph_edges(ctx, field)
+			case "truncated":
+				return ec.fieldContext_Subgraph_truncated(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_path_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_graphNode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_graphNode,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().GraphNode(ctx, fc.Args["scopeId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOGraphNodeDetail2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐGraphNodeDetail,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_graphNode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "node":
+				return ec.fieldContext_GraphNodeDetail_node(ctx, field)
+			case "memory":
+				return ec.fieldContext_GraphNodeDetail_memory(ctx, field)
+			case "knowledge":
+				return ec.fieldContext_GraphNodeDetail_knowledge(ctx, field)
+			case "skill":
+				return ec.fieldContext_GraphNodeDetail_skill(ctx, field)
+			case "workingState":
+				return ec.fieldContext_GraphNodeDetail_workingState(ctx, field)
+			case "kernel":
+				return ec.fieldContext_GraphNodeDetail_kernel(ctx, field)
+			case "episode":
+				return ec.fieldContext_GraphNodeDetail_episode(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNodeDetail", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_graphNode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_knowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26049,6 +27390,121 @@ func (ec *executionContext) fieldContext_StoryChapter_knowledge(_ context.Contex
 				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_nodes(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNGraphNode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_GraphNode_id(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphNode_kind(ctx, field)
+			case "label":
+				return ec.fieldContext_GraphNode_label(ctx, field)
+			case "tier":
+				return ec.fieldContext_GraphNode_tier(ctx, field)
+			case "salience":
+				return ec.fieldContext_GraphNode_salience(ctx, field)
+			case "state":
+				return ec.fieldContext_GraphNode_state(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_GraphNode_occurredAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNode", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_edges(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_edges,
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		ec.marshalNGraphEdge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "source":
+				return ec.fieldContext_GraphEdge_source(ctx, field)
+			case "target":
+				return ec.fieldContext_GraphEdge_target(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphEdge_kind(ctx, field)
+			case "type":
+				return ec.fieldContext_GraphEdge_type(ctx, field)
+			case "strength":
+				return ec.fieldContext_GraphEdge_strength(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_truncated(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_truncated,
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
 		},
 	}
 	return fc, nil
@@ -32387,6 +33843,325 @@ func (ec *executionContext) _ForkContext(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var graphEdgeImplementors = []string{"GraphEdge"}
+
+func (ec *executionContext) _GraphEdge(ctx context.Context, sel ast.SelectionSet, obj *domain.GraphEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphEdge")
+		case "source":
+			out.Values[i] = ec._GraphEdge_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "target":
+			out.Values[i] = ec._GraphEdge_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._GraphEdge_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphEdge_type(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "strength":
+			out.Values[i] = ec._GraphEdge_strength(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var graphNodeImplementors = []string{"GraphNode"}
+
+func (ec *executionContext) _GraphNode(ctx context.Context, sel ast.SelectionSet, obj *domain.GraphNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphNode")
+		case "id":
+			out.Values[i] = ec._GraphNode_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._GraphNode_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._GraphNode_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNode_tier(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "salience":
+			out.Values[i] = ec._GraphNode_salience(ctx, field, obj)
+		case "state":
+			out.Values[i] = ec._GraphNode_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "occurredAt":
+			out.Values[i] = ec._GraphNode_occurredAt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var graphNodeDetailImplementors = []string{"GraphNodeDetail"}
+
+func (ec *executionContext) _GraphNodeDetail(ctx context.Context, sel ast.SelectionSet, obj *cortex.GraphNodeDetail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphNodeDetailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphNodeDetail")
+		case "node":
+			out.Values[i] = ec._GraphNodeDetail_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memory":
+			out.Values[i] = ec._GraphNodeDetail_memory(ctx, field, obj)
+		case "knowledge":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_knowledge(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "skill":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_skill(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workingState":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_workingState(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kernel":
+			out.Values[i] = ec._GraphNodeDetail_kernel(ctx, field, obj)
+		case "episode":
+			out.Values[i] = ec._GraphNodeDetail_episode(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var importProblemImplementors = []string{"ImportProblem"}
 
 func (ec *executionContext) _ImportProblem(ctx context.Context, sel ast.SelectionSet, obj *domain.SourceProblem) graphql.Marshaler {
@@ -34643,6 +36418,69 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "neighborhood":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_neighborhood(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "path":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_path(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "graphNode":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_graphNode(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "knowledge":
 			field := field
 
@@ -36398,6 +38236,55 @@ func (ec *executionContext) _StoryChapter(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._StoryChapter_knowledge(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var subgraphImplementors = []string{"Subgraph"}
+
+func (ec *executionContext) _Subgraph(ctx context.Context, sel ast.SelectionSet, obj *domain.Subgraph) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subgraphImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Subgraph")
+		case "nodes":
+			out.Values[i] = ec._Subgraph_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._Subgraph_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Subgraph_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38296,6 +40183,134 @@ func (ec *executionContext) marshalNForkContext2ᚖgithubᚗcomᚋtotalrecallᚋ
 	return ec._ForkContext(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGraphEdge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.GraphEdge) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNGraphEdge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGraphEdge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdge(ctx context.Context, sel ast.SelectionSet, v *domain.GraphEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GraphEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind(ctx context.Context, v any) (domain.GraphEdgeKind, error) {
+	var res domain.GraphEdgeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind(ctx context.Context, sel ast.SelectionSet, v domain.GraphEdgeKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNGraphNode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.GraphNode) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode(ctx context.Context, sel ast.SelectionSet, v *domain.GraphNode) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GraphNode(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind(ctx context.Context, v any) (domain.GraphNodeKind, error) {
+	var res domain.GraphNodeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind(ctx context.Context, sel ast.SelectionSet, v domain.GraphNodeKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39639,6 +41654,20 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNSubgraph2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph(ctx context.Context, sel ast.SelectionSet, v domain.Subgraph) graphql.Marshaler {
+	return ec._Subgraph(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph(ctx context.Context, sel ast.SelectionSet, v *domain.Subgraph) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Subgraph(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSupportView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐSupportView(ctx context.Context, sel ast.SelectionSet, v cortex.SupportView) graphql.Marshaler {
 	return ec._SupportView(ctx, sel, &v)
 }
@@ -40557,6 +42586,13 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalOGraphNodeDetail2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐGraphNodeDetail(ctx context.Context, sel ast.SelectionSet, v *cortex.GraphNodeDetail) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GraphNodeDetail(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -40664,6 +42700,13 @@ func (ec *executionContext) marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecall
 		return graphql.Null
 	}
 	return ec._JournalSection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel(ctx context.Context, sel ast.SelectionSet, v *domain.Kernel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Kernel(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
