@@ -21,26 +21,83 @@ import (
 	"github.com/totalrecall/totalrecall/resolvers/generated"
 )
 
+// Options are the limits and hooks of the GraphQL handler; the zero value is the handler with
+// no limits, introspection on and no hooks.
+type Options struct {
+	// MaxComplexity refuses operations of a higher complexity (gqlgen's count: one per field
+	// selected) with COMPLEXITY_LIMIT_EXCEEDED; 0: no limit.
+	MaxComplexity int
+	// MaxDepth refuses operations whose selections nest deeper with DEPTH_LIMIT_EXCEEDED; 0: no
+	// limit.
+	MaxDepth int
+	// NoIntrospection turns the schema's introspection (__schema, __type) off.
+	NoIntrospection bool
+	// WebsocketInit authenticates a websocket's connection_init payload and returns the
+	// connection's context (which closes the socket when it ends).
+	WebsocketInit func(ctx context.Context, payload map[string]any) (context.Context, error)
+	// CheckOrigin accepts or refuses a websocket's Origin (nil: any).
+	CheckOrigin func(r *http.Request) bool
+	// Observe is told each response's operation (its first root field) and error codes.
+	Observe func(ctx context.Context, operation string, errorCodes []string)
+}
+
+// Codes of the limits on operations.
+const (
+	ECOMPLEXITYLIMIT = "COMPLEXITY_LIMIT_EXCEEDED"
+	EDEPTHLIMIT      = "DEPTH_LIMIT_EXCEEDED"
+)
+
 // NewHandler serves GraphQL on /query (POST, GET, websocket with both subscription protocols,
 // SSE) and the GraphiQL playground on /. ready answers /healthz.
 func NewHandler(cx *cortex.Cortex, ready func() bool) http.Handler {
+	return NewHandlerWith(cx, ready, Options{})
+}
+
+// NewHandlerWith is NewHandler with limits and hooks.
+func NewHandlerWith(cx *cortex.Cortex, ready func() bool, o Options) http.Handler {
 	srv := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: &Resolver{Cortex: cx}}))
 	srv.AddTransport(transport.SSE{})
-	srv.AddTransport(transport.Websocket{
+	checkOrigin := o.CheckOrigin
+	if checkOrigin == nil {
+		checkOrigin = func(r *http.Request) bool { return true }
+	}
+	ws := transport.Websocket{
 		KeepAlivePingInterval: 10 * time.Second,
+		InitTimeout:           30 * time.Second,
 		Upgrader: websocket.Upgrader{
-			CheckOrigin:     func(r *http.Request) bool { return true },
+			CheckOrigin:     checkOrigin,
 			ReadBufferSize:  4096,
 			WriteBufferSize: 4096,
 		},
-	})
+	}
+	if o.WebsocketInit != nil {
+		ws.InitFunc = func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			ctx, err := o.WebsocketInit(ctx, p)
+			if err != nil {
+				return nil, nil, errors.New(domain.ErrorMessage(err))
+			}
+			return ctx, nil, nil
+		}
+	}
+	srv.AddTransport(ws)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	// A client sends the same few operations again and again: each is parsed and validated
 	// against the schema once (LRU of 1,000 documents, keyed by the query text).
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
+	if !o.NoIntrospection {
+		srv.Use(extension.Introspection{})
+	}
+	if o.MaxComplexity > 0 {
+		srv.Use(extension.FixedComplexityLimit(o.MaxComplexity))
+	}
+	if o.MaxDepth > 0 {
+		srv.Use(depthLimit(o.MaxDepth))
+	}
+	if o.Observe != nil {
+		srv.Use(observer(o.Observe))
+	}
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		return &gqlerror.Error{Message: "internal error", Extensions: map[string]any{"code": domain.EINTERNAL}}
@@ -57,6 +114,98 @@ func NewHandler(cx *cortex.Cortex, ready func() bool) http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	return mux
+}
+
+// depthLimit refuses operations whose selections nest deeper than max fields.
+type depthLimit int
+
+var _ interface {
+	graphql.OperationContextMutator
+	graphql.HandlerExtension
+} = depthLimit(0)
+
+func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
+func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	op := oc.Doc.Operations.ForName(oc.OperationName)
+	if op == nil {
+		return nil
+	}
+	if got := selectionDepth(op.SelectionSet, oc.Doc.Fragments, int(d)+1, map[string]bool{}); got > int(d) {
+		err := gqlerror.Errorf("operation nests %d fields deep or more, deeper than the limit of %d (--max-depth)", got, int(d))
+		err.Extensions = map[string]any{"code": EDEPTHLIMIT}
+		return err
+	}
+	return nil
+}
+
+// selectionDepth is the depth of the deepest field of ss (fragments followed), counted up to
+// stop.
+func selectionDepth(ss ast.SelectionSet, frags ast.FragmentDefinitionList, stop int, spreading map[string]bool) int {
+	deepest := 0
+	for _, sel := range ss {
+		var d int
+		switch x := sel.(type) {
+		case *ast.Field:
+			if stop <= 1 {
+				return 1
+			}
+			d = 1 + selectionDepth(x.SelectionSet, frags, stop-1, spreading)
+		case *ast.InlineFragment:
+			d = selectionDepth(x.SelectionSet, frags, stop, spreading)
+		case *ast.FragmentSpread:
+			if spreading[x.Name] {
+				continue // a cycle: validation refuses it anyway
+			}
+			if f := frags.ForName(x.Name); f != nil {
+				spreading[x.Name] = true
+				d = selectionDepth(f.SelectionSet, frags, stop, spreading)
+				delete(spreading, x.Name)
+			}
+		}
+		deepest = max(deepest, d)
+		if deepest >= stop {
+			return deepest
+		}
+	}
+	return deepest
+}
+
+// observer tells Observe each response's operation and error codes.
+type observer func(ctx context.Context, operation string, errorCodes []string)
+
+var _ interface {
+	graphql.ResponseInterceptor
+	graphql.HandlerExtension
+} = observer(nil)
+
+func (observer) ExtensionName() string                   { return "Observer" }
+func (observer) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	op := "invalid"
+	if graphql.HasOperationContext(ctx) {
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil {
+			for _, sel := range oc.Operation.SelectionSet {
+				if f, ok := sel.(*ast.Field); ok {
+					op = f.Name
+					break
+				}
+			}
+		}
+	}
+	var codes []string
+	if resp != nil {
+		for _, e := range resp.Errors {
+			if c, ok := e.Extensions["code"].(string); ok {
+				codes = append(codes, c)
+			}
+		}
+	}
+	o(ctx, op, codes)
+	return resp
 }
 
 // presentError gives every error a stable extensions.code; internal details are not leaked.
@@ -81,8 +230,13 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		var ge *gqlerror.Error
 		switch {
 		case errors.As(err, &ge) && ge.Err == nil:
-			// Raised by the executor itself: a parse, validation or input coercion error.
-			gerr.Extensions = map[string]any{"code": domain.EINVALID}
+			// Raised by the executor itself: a parse, validation or input coercion error, or
+			// a limit, which keeps its own code.
+			code := domain.EINVALID
+			if c, _ := ge.Extensions["code"].(string); c == ECOMPLEXITYLIMIT || c == EDEPTHLIMIT {
+				code = c
+			}
+			gerr.Extensions = map[string]any{"code": code}
 		default:
 			gerr.Message = "internal error"
 			gerr.Extensions = map[string]any{"code": domain.EINTERNAL}

@@ -171,6 +171,10 @@ func (c *Cortex) startConsumers(ctx context.Context) {
 	wm, _ := c.index.Watermark()
 	run(domain.CtxIndex, func(ctx context.Context, evs []*domain.Event) error { return c.applyToIndex(ctx, evs, true) }, wm)
 	head := c.log.Head()
+	if c.keys != nil {
+		// Keys created or revoked on any server reach this one's table.
+		run("keys", c.keys.reload, c.keysFrom)
+	}
 	for name, types := range subscriptions {
 		name, types := name, types
 		run(name, func(ctx context.Context, evs []*domain.Event) error {
