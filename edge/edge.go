@@ -460,9 +460,10 @@ type statusWriter struct {
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	if w.status != 0 {
+		return // answered already (a refused websocket upgrade is answered twice)
 	}
+	w.status = code
 	w.ResponseWriter.WriteHeader(code)
 }
 

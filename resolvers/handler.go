@@ -172,19 +172,42 @@ func selectionDepth(ss ast.SelectionSet, frags ast.FragmentDefinitionList, stop 
 	return deepest
 }
 
-// observer tells Observe each response's operation and error codes.
+// observer tells Observe each response's operation and error codes: around each operation (its
+// responses, a subscription's refusal included), and for what fails before one starts (parse and
+// validation errors, limits).
 type observer func(ctx context.Context, operation string, errorCodes []string)
 
 var _ interface {
+	graphql.OperationInterceptor
 	graphql.ResponseInterceptor
 	graphql.HandlerExtension
 } = observer(nil)
 
+type observedKey struct{}
+
 func (observer) ExtensionName() string                   { return "Observer" }
 func (observer) Validate(graphql.ExecutableSchema) error { return nil }
 
+func (o observer) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	rh := next(context.WithValue(ctx, observedKey{}, true))
+	return func(ctx context.Context) *graphql.Response {
+		resp := rh(ctx)
+		if resp != nil {
+			o.observe(ctx, resp)
+		}
+		return resp
+	}
+}
+
 func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
+	if ctx.Value(observedKey{}) == nil && resp != nil {
+		o.observe(ctx, resp)
+	}
+	return resp
+}
+
+func (o observer) observe(ctx context.Context, resp *graphql.Response) {
 	op := "invalid"
 	if graphql.HasOperationContext(ctx) {
 		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil {
@@ -197,15 +220,12 @@ func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 		}
 	}
 	var codes []string
-	if resp != nil {
-		for _, e := range resp.Errors {
-			if c, ok := e.Extensions["code"].(string); ok {
-				codes = append(codes, c)
-			}
+	for _, e := range resp.Errors {
+		if c, ok := e.Extensions["code"].(string); ok {
+			codes = append(codes, c)
 		}
 	}
 	o(ctx, op, codes)
-	return resp
 }
 
 // presentError gives every error a stable extensions.code; internal details are not leaked.
@@ -237,6 +257,10 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 				code = c
 			}
 			gerr.Extensions = map[string]any{"code": code}
+		case err.Error() == "introspection disabled" || (errors.As(err, &ge) && ge.Err != nil && ge.Err.Error() == "introspection disabled"):
+			// The executor's own answer to __schema and __type with introspection off.
+			gerr.Message = "introspection is turned off on this server (serve --introspection turns it on)"
+			gerr.Extensions = map[string]any{"code": domain.EFORBIDDEN}
 		default:
 			gerr.Message = "internal error"
 			gerr.Extensions = map[string]any{"code": domain.EINTERNAL}

@@ -273,7 +273,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	if err := xf.checkExposure(addr); err != nil {
 		return err
 	}
-	if xf.adminAddr != "" && xf.adminAddr == addr {
+	if xf.adminAddr != "" && xf.adminAddr == addr && !strings.HasSuffix(addr, ":0") {
 		return fmt.Errorf("--admin-addr must differ from --addr: metrics and profiles are never served on the public address")
 	}
 	readHeader, idle, shutdownTimeout := xf.timeouts()
