@@ -36,6 +36,7 @@ func (c *Cortex) catchUp(ctx context.Context) error {
 		}
 		wm = 0
 	}
+	c.indexFrom = wm
 	start := time.Now()
 	n := 0
 	for wm < head {

@@ -55,6 +55,8 @@ type Cortex struct {
 	mnemonic *mnemonic
 	keys     *Keyring // nil when the store keeps no keys
 	keysFrom uint64
+	// indexFrom is the index's watermark as the start found it.
+	indexFrom uint64
 	subs     subscriptionCounter
 	// ending is closed when the server begins to shut down: subscriptions complete.
 	ending        chan struct{}
@@ -102,6 +104,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		lg.Close()
 		return nil, err
 	}
+	indexBehind := c.log.Head() - c.indexFrom
 	bg, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.startConsumers(bg)
@@ -109,6 +112,16 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		c.Close()
 		return nil, err
 	}
+	// Where the start found the derived state: after a clean shutdown, nothing behind.
+	args := []any{"head", c.log.Head(), "indexBehind", indexBehind}
+	if c.living != nil {
+		for _, name := range []string{consumerSalience, consumerSubconscious} {
+			if pos := c.living.pos[name]; pos != nil {
+				args = append(args, name+"Behind", c.log.Head()-min(c.log.Head(), pos.committed.Load()))
+			}
+		}
+	}
+	c.logger.Info("event log", args...)
 	return c, nil
 }
 
