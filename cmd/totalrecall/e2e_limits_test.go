@@ -315,7 +315,9 @@ func TestServeRefusesAnOpenAddressWithoutAuth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, sf, "0.0.0.0:0", io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)), started) }()
+	go func() {
+		done <- serveOn(ctx, sf, "0.0.0.0:0", io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)), started)
+	}()
 	select {
 	case <-started:
 	case err := <-done:

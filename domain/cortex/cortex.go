@@ -57,7 +57,7 @@ type Cortex struct {
 	keysFrom uint64
 	// indexFrom is the index's watermark as the start found it.
 	indexFrom uint64
-	subs     subscriptionCounter
+	subs      subscriptionCounter
 	// ending is closed when the server begins to shut down: subscriptions complete.
 	ending        chan struct{}
 	endingOnce    sync.Once
