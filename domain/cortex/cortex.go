@@ -81,8 +81,9 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cortex{store: cfg.Store, index: cfg.Index, now: cfg.Now, log: lg,
-		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index}, logger: cfg.Logger}
+	ix := guardIndex(cfg.Index)
+	c := &Cortex{store: cfg.Store, index: ix, now: cfg.Now, log: lg,
+		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: ix}, logger: cfg.Logger}
 	c.subs = subscriptionCounter{max: cfg.MaxSubscriptionsPerKey, open: map[string]int{}}
 	c.ending = make(chan struct{})
 	if _, ok := cfg.Store.(domain.KeyStore); ok {
