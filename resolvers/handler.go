@@ -1,8 +1,11 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"time"
 
@@ -104,7 +107,7 @@ func NewHandlerWith(cx *cortex.Cortex, ready func() bool, o Options) http.Handle
 	})
 
 	mux := http.NewServeMux()
-	mux.Handle("/query", srv)
+	mux.Handle("/query", objectBodies(srv))
 	mux.Handle("/", playground.Handler("totalrecall", "/query"))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if ready != nil && !ready() {
@@ -114,6 +117,29 @@ func NewHandlerWith(cx *cortex.Cortex, ready func() bool, o Options) http.Handle
 		w.Write([]byte("ok\n"))
 	})
 	return mux
+}
+
+// objectBodies refuses a POST whose body is not a JSON object, which gqlgen's POST transport
+// does not expect (a body of null made it panic).
+func objectBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if trimmed := bytes.TrimLeft(body, " \t\r\n"); err != nil || len(trimmed) == 0 || trimmed[0] != '{' {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []map[string]any{{
+				"message":    `the body must be a JSON object: {"query": "…", "variables": {…}}`,
+				"extensions": map[string]any{"code": domain.EINVALID}}}})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // depthLimit refuses operations whose selections nest deeper than max fields.
@@ -253,7 +279,7 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 			// Raised by the executor itself: a parse, validation or input coercion error, or
 			// a limit, which keeps its own code.
 			code := domain.EINVALID
-			if c, _ := ge.Extensions["code"].(string); c == ECOMPLEXITYLIMIT || c == EDEPTHLIMIT {
+			if c, _ := ge.Extensions["code"].(string); c == ECOMPLEXITYLIMIT || c == EDEPTHLIMIT || c == domain.EINTERNAL {
 				code = c
 			}
 			gerr.Extensions = map[string]any{"code": code}

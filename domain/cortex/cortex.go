@@ -537,23 +537,8 @@ func (c *Cortex) DeleteMemory(ctx context.Context, id, reason string, m Meta) (*
 // AssociateMemories creates, strengthens or weakens the association of two memories of one
 // scope. Errors: NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT.
 func (c *Cortex) AssociateMemories(ctx context.Context, in AssociateInput) (*domain.Association, error) {
-	if err := domain.CheckID("sourceId", in.SourceID); err != nil {
+	if err := checkAssociate(&in); err != nil {
 		return nil, err
-	}
-	if err := domain.CheckID("targetId", in.TargetID); err != nil {
-		return nil, err
-	}
-	if !in.Type.Valid() {
-		return nil, domain.FieldErrorf("type", "unknown association type %q", in.Type)
-	}
-	if in.Direction == "" {
-		in.Direction = domain.DirCreate
-	}
-	if !in.Direction.Valid() {
-		return nil, domain.FieldErrorf("direction", "unknown direction %q", in.Direction)
-	}
-	if !(in.Strength >= 0 && in.Strength <= 1) { // also refuses NaN
-		return nil, domain.FieldErrorf("strength", "must be within 0..1")
 	}
 	tc, err := c.open(Meta{in.RequestID, in.SessionID})
 	if err != nil {
@@ -586,6 +571,36 @@ func (c *Cortex) AssociateMemories(ctx context.Context, in AssociateInput) (*dom
 		a = &domain.Association{SourceID: in.SourceID, TargetID: in.TargetID, ScopeID: scope, Type: in.Type, UpdatedAt: tc.Timestamp}
 	}
 	return a, nil
+}
+
+// checkAssociate checks an association command's input (an empty direction is CREATE).
+func checkAssociate(in *AssociateInput) error {
+	if err := domain.CheckID("sourceId", in.SourceID); err != nil {
+		return err
+	}
+	if err := domain.CheckID("targetId", in.TargetID); err != nil {
+		return err
+	}
+	if !in.Type.Valid() {
+		return domain.FieldErrorf("type", "unknown association type %q", in.Type)
+	}
+	if in.Direction == "" {
+		in.Direction = domain.DirCreate
+	}
+	if !in.Direction.Valid() {
+		return domain.FieldErrorf("direction", "unknown direction %q", in.Direction)
+	}
+	if !(in.Strength >= 0 && in.Strength <= 1) { // also refuses NaN
+		return domain.FieldErrorf("strength", "must be within 0..1")
+	}
+	for field, v := range map[string]string{"requestId": in.RequestID, "sessionId": in.SessionID} {
+		if v != "" {
+			if err := checkToken(field, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Associations lists a memory's associations. Errors: NOT_FOUND, INVALID_ARGUMENT.
