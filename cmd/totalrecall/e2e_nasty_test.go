@@ -60,8 +60,8 @@ func TestNastyRequestsAreNeverInternal(t *testing.T) {
 	strs := append(append([]any{}, nastyStrings...), nastyValues...)
 	add(`mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`, func() map[string]any { return map[string]any{"in": storeIn()} },
 		[]string{"in"}, map[string][]any{"scopeId": nastyIDs, "content": strs, "kind": strs[:8], "suggestedTier": strs[:8],
-			"metadata": append([]any{"{}", "x", 5, []any{1}, map[string]any{"salience": 1}, map[string]any{strings.Repeat("k", 70000): 1}}, nil),
-			"tags": {[]any{""}, []any{"\x00"}, []any{strings.Repeat("t", 500)}, []any{5}, "tag", []any{"a", "b", "<_:x>"}},
+			"metadata":   append([]any{"{}", "x", 5, []any{1}, map[string]any{"salience": 1}, map[string]any{strings.Repeat("k", 70000): 1}}, nil),
+			"tags":       {[]any{""}, []any{"\x00"}, []any{strings.Repeat("t", 500)}, []any{5}, "tag", []any{"a", "b", "<_:x>"}},
 			"occurredAt": nastyTimes, "importance": {-1, 2, "0.5", 1e300, nil}, "requestId": nastyIDs, "sessionId": nastyIDs})
 	add(`mutation($ins: [StoreMemoryInput!]!) { storeMemories(inputs: $ins) { id } }`, func() map[string]any {
 		return map[string]any{"ins": []any{storeIn(), storeIn()}}

@@ -76,4 +76,3 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		}
 	})
 }
-
