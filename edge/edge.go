@@ -34,7 +34,7 @@ const (
 	DefaultMaxBodyBytes             = 16 << 20
 	DefaultRateLimit                = 100
 	DefaultRateBurst                = 200
-	DefaultMaxWebsocketMessageBytes = 1 << 20
+	DefaultMaxWebsocketMessageBytes = DefaultMaxBodyBytes
 )
 
 // ERATELIMITED refuses a request beyond its key's rate (HTTP 429, with Retry-After).

@@ -75,7 +75,7 @@ func (f *exposeFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rateLimit, "rate-limit", edge.DefaultRateLimit, "requests a second each API key may send, with --rate-burst at once (HTTP 429 with Retry-After beyond; 0: no limit; with --auth)")
 	fs.IntVar(&f.rateBurst, "rate-burst", edge.DefaultRateBurst, "requests an API key may send at once above --rate-limit")
 	fs.IntVar(&f.maxSubscriptions, "max-subscriptions", defaultMaxSubscriptions, "open subscriptions each API key may hold (SUBSCRIPTION_LIMIT_EXCEEDED beyond; 0: no limit; with --auth)")
-	fs.Int64Var(&f.maxWSMessageBytes, "max-ws-message-bytes", edge.DefaultMaxBodyBytes, "close a websocket whose client sends a message larger than this (0: no limit)")
+	fs.Int64Var(&f.maxWSMessageBytes, "max-ws-message-bytes", edge.DefaultMaxWebsocketMessageBytes, "close a websocket whose client sends a message larger than this (0: no limit)")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "time a client has to send a request's headers")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", defaultIdleTimeout, "time an idle keep-alive connection stays open")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGTERM or SIGINT: time to finish requests, complete subscriptions and flush the index and consumers before exiting")
