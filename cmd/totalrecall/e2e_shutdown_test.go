@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -59,6 +60,19 @@ func startLogged(t *testing.T, args ...string) *logged {
 		t.Fatal("server process did not start")
 	}
 	return nil
+}
+
+// waitLog waits for a line of the process's log (its standard error is copied in as it comes).
+func (p *logged) waitLog(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(p.stderr.String()); m != nil {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line %s in the log:\n%s", re, p.stderr.String())
+		}
+	}
 }
 
 var eventLogLine = regexp.MustCompile(`msg="event log" head=(\d+) indexBehind=(\d+) salienceBehind=(\d+) subconsciousBehind=(\d+)`)
@@ -187,10 +201,7 @@ func TestSigtermDuringStoresLosesNothing(t *testing.T) {
 		p2.cmd.Process.Signal(syscall.SIGTERM)
 		<-p2.exited
 	}()
-	m := eventLogLine.FindStringSubmatch(p2.stderr.String())
-	if m == nil {
-		t.Fatalf("no event-log line at start:\n%s", p2.stderr.String())
-	}
+	m := p2.waitLog(t, eventLogLine)
 	if m[2] != "0" || m[3] != "0" || m[4] != "0" {
 		t.Fatalf("the start after a clean shutdown found the index %s, the salience %s and the subconscious %s events behind",
 			m[2], m[3], m[4])
@@ -250,4 +261,56 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// TestGarbledIndexIsRebuiltAtStart garbles a segment of a stopped server's index: the next start
+// says so, rebuilds the index from the event log, and every memory is found again.
+func TestGarbledIndexIsRebuiltAtStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a real server process")
+	}
+	dir := t.TempDir()
+	args := []string{"--store", "file://" + dir}
+	p := startLogged(t, args...)
+	s := &server{addr: p.addr}
+	scope, _, _ := s.createScope(t, "garbled")
+	acked := map[string]string{}
+	for i := range 50 {
+		word := fmt.Sprintf("medlar%dx%s", i, runID)
+		acked[s.store(t, map[string]any{"scopeId": scope, "content": "acknowledged " + word}).ID] = word
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-p.exited; err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, "index", "store", "*.zap"))
+	if len(segs) == 0 {
+		t.Fatal("no index segment on disk")
+	}
+	for _, seg := range segs {
+		raw, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(raw) / 3; i < len(raw)/3+32 && i < len(raw); i++ {
+			raw[i] ^= 0x5a
+		}
+		if err := os.WriteFile(seg, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p2 := startLogged(t, args...)
+	defer func() {
+		p2.cmd.Process.Signal(syscall.SIGTERM)
+		<-p2.exited
+	}()
+	m := p2.waitLog(t, eventLogLine)
+	log := p2.stderr.String()
+	if !strings.Contains(log, "search index damaged, rebuilding it from the event log") || !strings.Contains(log, "checksum") {
+		t.Fatalf("the start did not say it found the index damaged:\n%s", log)
+	}
+	if m[2] == "0" {
+		t.Fatalf("the start did not rebuild the index from the log: %q\n%s", m, log)
+	}
+	verifyAcked(t, &server{addr: p2.addr}, scope, acked)
 }
