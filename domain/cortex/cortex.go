@@ -63,6 +63,7 @@ type Cortex struct {
 	endingOnce    sync.Once
 	shutdownStart time.Time
 	shutdownTC    domain.TransactionContext
+	story         *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
