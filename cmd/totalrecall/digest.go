@@ -10,9 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/totalrecall/totalrecall/client"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/digest"
@@ -168,6 +170,9 @@ func digestOverHTTP(ctx context.Context, server, scope, archive string, remove [
 			return nil, err
 		}
 		req.Header.Set("Content-Type", "application/json")
+		if key := strings.TrimSpace(os.Getenv(client.EnvKey)); key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return nil, err

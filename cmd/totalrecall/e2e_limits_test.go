@@ -45,7 +45,8 @@ func startServerCapturing(t *testing.T, sf storeFlags) (*server, *syncBuffer, *s
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan string, 1)
-	s := &server{cancel: cancel, done: make(chan error, 1)}
+	s := &server{cancel: cancel, done: make(chan error, 1), writes: &writeLog{by: map[string]int{}}}
+	sf.commitHooks.After = s.writes.hook
 	go func() {
 		s.done <- serveOn(ctx, sf, "127.0.0.1:0", out, slog.New(slog.NewTextHandler(logs, nil)), started)
 	}()

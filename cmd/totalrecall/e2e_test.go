@@ -73,7 +73,8 @@ func (w *writeLog) commits(marker string) int {
 }
 
 // as is s acting with an API key.
-func (s *server) as(key string) *server { return &server{addr: s.addr, key: key} }
+// Only the address, the key and the write log are shared: stopping is the server's own.
+func (s *server) as(key string) *server { return &server{addr: s.addr, key: key, writes: s.writes} }
 
 func startServer(t testing.TB, sf storeFlags) *server {
 	t.Helper()

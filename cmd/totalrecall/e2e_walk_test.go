@@ -390,7 +390,28 @@ func testSchemaWalk(t *testing.T, admin *server, own, writer *server, ownScope s
 	admin.saveWorkingState(t, other, marker+" scratch")
 	admin.ref(t, sk.ID, "DEPENDS_ON", k.ID)
 	admin.ok(t, `mutation($in: DigestInput!) { runDigest(input: $in) { id } }`, map[string]any{"in": map[string]any{"scopeId": other, "propose": true}}, nil)
-	admin.sessionStart(t, instance, "claude", other)
+	sess := admin.sessionStart(t, instance, "claude", other)
+	// The story and the journal: a chapter telling a memory stored in the session, and a file.
+	admin.store(t, map[string]any{"scopeId": other, "content": marker + " told in a chapter", "sessionId": sess.SessionID})
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var p struct{ PendingNarrative struct{ Memories []struct{ ID string } } }
+		admin.ok(t, `query($s: ID!) { pendingNarrative(scopeId: $s) { memories { id } } }`, map[string]any{"s": other}, &p)
+		if len(p.PendingNarrative.Memories) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the memory stored in the session never reached the pending log")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	admin.ok(t, `mutation($s: ID!) { consolidateStory(scopeId: $s) { id } }`, map[string]any{"s": other}, nil)
+	var story struct{ Story struct{ Markdown string } }
+	admin.ok(t, `query($s: ID!) { story(scopeId: $s) { markdown } }`, map[string]any{"s": other}, &story)
+	if !strings.Contains(story.Story.Markdown, marker+" told in a chapter") {
+		t.Fatalf("the other scope's story does not tell its memory:\n%s", story.Story.Markdown)
+	}
+	admin.ok(t, `mutation($s: ID!, $f: [JournalFileInput!]!) { importJournal(scopeId: $s, files: $f) { pages } }`,
+		map[string]any{"s": other, "f": []map[string]any{{"path": "MEMORY.md", "content": "# " + marker + "\n\n" + marker + " notes\n"}}}, nil)
 	admin.ok(t, `mutation($s: ID!) { updateContext(scopeId: $s, text: "plum PLUMSECRET stairs", capacity: 3) { capacity } }`, map[string]any{"s": other}, nil)
 	admin.importData(t, other, "LOCOMO", strings.ReplaceAll(locomoConversation, "Caroline", marker), "walk-conv-"+runID)
 	var def struct{ DefineEpisodes struct{ ID string } }

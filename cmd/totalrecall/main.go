@@ -38,12 +38,12 @@ Usage:
                       [--auth] [--insecure]           require API keys; serve off loopback without them
                       [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
                       [--shutdown-timeout 30s]        limits and timeouts: see serve --help, docs/security.md
-  totalrecall keys create --role admin|write|read [--scope ID] --name NAME [--expires-in 720h]
-  totalrecall keys list | keys revoke ID              API keys, through --server URL (key in $TOTALRECALL_KEY)
-                                                      or on --store URI with the server stopped (the first key)
                       [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
+  totalrecall keys create --role admin|write|read [--scope ID] --name NAME [--expires-in 720h]
+  totalrecall keys list|revoke [ID]                   API keys, through --server URL (key in $TOTALRECALL_KEY)
+                                                      or on --store URI with the server stopped (the first key)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
