@@ -394,7 +394,9 @@ func testSchemaWalk(t *testing.T, admin *server, own, writer *server, ownScope s
 	// The story and the journal: a chapter telling a memory stored in the session, and a file.
 	admin.store(t, map[string]any{"scopeId": other, "content": marker + " told in a chapter", "sessionId": sess.SessionID})
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		var p struct{ PendingNarrative struct{ Memories []struct{ ID string } } }
+		var p struct {
+			PendingNarrative struct{ Memories []struct{ ID string } }
+		}
 		admin.ok(t, `query($s: ID!) { pendingNarrative(scopeId: $s) { memories { id } } }`, map[string]any{"s": other}, &p)
 		if len(p.PendingNarrative.Memories) > 0 {
 			break

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -98,6 +100,9 @@ func TestGrantsAreCheckedByTheCortex(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := cx.SessionStart(ctx, cortex.SessionStartInput{InstanceID: "mind", MindType: "claude", ScopeID: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cx.ImportJournal(ctx, b.ID, []cortex.JournalFile{{Path: "MEMORY.md", Content: "# Plums\n\nplum secret of the journal\n"}}, cortex.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	eventsOfB := func() int {
@@ -234,6 +239,29 @@ func TestGrantsAreCheckedByTheCortex(t *testing.T) {
 	wantCode(t, "memoryEvents(B)", err, domain.EFORBIDDEN)
 	_, err = cx.Notifications(w.ctx, "", b.ID)
 	wantCode(t, "notifications(scope B)", err, domain.EFORBIDDEN)
+
+	// The story and the journal.
+	_, err = cx.PendingNarrative(w.ctx, b.ID)
+	wantCode(t, "pendingNarrative(B)", err, domain.EFORBIDDEN)
+	_, err = cx.Story(w.ctx, b.ID)
+	wantCode(t, "story(B)", err, domain.EFORBIDDEN)
+	_, err = cx.StoryContext(w.ctx, b.ID, 0)
+	wantCode(t, "storyContext(B)", err, domain.EFORBIDDEN)
+	_, err = cx.ConsolidateStory(w.ctx, b.ID, cortex.Meta{})
+	wantCode(t, "consolidateStory(B)", err, domain.EFORBIDDEN)
+	_, err = cx.ConsolidateStory(r.ctx, a.ID, cortex.Meta{})
+	wantCode(t, "consolidateStory by a READ key", err, domain.EFORBIDDEN)
+	_, err = cx.JournalGet(w.ctx, b.ID, "MEMORY.md", 0, 0)
+	wantCode(t, "journalGet(B)", err, domain.EFORBIDDEN)
+	_, err = cx.JournalSearch(w.ctx, b.ID, "plum", 10)
+	wantCode(t, "journalSearch(B)", err, domain.EFORBIDDEN)
+	_, err = cx.ImportJournal(w.ctx, b.ID, []cortex.JournalFile{{Path: "MEMORY.md", Content: "# planted\n"}}, cortex.Meta{})
+	wantCode(t, "importJournal into B", err, domain.EFORBIDDEN)
+	_, err = cx.ImportJournal(r.ctx, a.ID, []cortex.JournalFile{{Path: "MEMORY.md", Content: "# a reader writes\n"}}, cortex.Meta{})
+	wantCode(t, "importJournal by a READ key", err, domain.EFORBIDDEN)
+	if snip, err := cx.JournalGet(adm.ctx, b.ID, "MEMORY.md", 0, 0); err != nil || snip.Text != "# Plums\n\nplum secret of the journal" {
+		t.Fatalf("B's journal after the refused import: %+v, %v", snip, err)
+	}
 
 	if after := eventsOfB(); after != before {
 		t.Fatalf("refused calls wrote %d events about B's artifacts", after-before)
@@ -471,5 +499,42 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// BenchmarkAuthenticate is the cost of turning a key into its principal, as every request under
+// --auth pays it, with 1 and 1,000 keys in the table.
+func BenchmarkAuthenticate(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := graph.Open(ctx, "file://"+filepath.Join(dir, "graph"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	kr, err := cortex.NewKeyring(ctx, st, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer kr.Close()
+	var secret string
+	for n, want := 0, 1; n < 1000; n++ {
+		nk, err := kr.Create(ctx, cortex.APIKeyInput{Name: "k", Role: domain.RoleAdmin})
+		if err != nil {
+			b.Fatal(err)
+		}
+		secret = nk.Secret
+		if n+1 != want {
+			continue
+		}
+		b.Run(strconv.Itoa(want)+" keys", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := kr.Authenticate(ctx, secret, "127.0.0.1:1", "/query"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		want *= 1000
 	}
 }
