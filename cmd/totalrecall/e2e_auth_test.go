@@ -401,4 +401,18 @@ func testKeysCommand(t *testing.T, s *server, adminKey, own string) {
 	if _, err := cli("create", "--server", s.addr, "--role", "root", "--name", "x"); domain.ErrorCode(err) != domain.EINVALID {
 		t.Fatalf("keys create --role root: %v", err)
 	}
+	// digest --server sends the key of $TOTALRECALL_KEY as well.
+	digest := func() (string, error) {
+		var out, errs bytes.Buffer
+		err := run([]string{"digest", "--server", "http://" + s.addr, "--scope", own}, &out, &errs)
+		return out.String(), err
+	}
+	t.Setenv(client.EnvKey, "")
+	if _, err := digest(); err == nil || !strings.Contains(err.Error(), "UNAUTHENTICATED") {
+		t.Fatalf("digest --server without a key: %v", err)
+	}
+	t.Setenv(client.EnvKey, adminKey)
+	if _, err := digest(); err != nil {
+		t.Fatalf("digest --server with the ADMIN key: %v", err)
+	}
 }
