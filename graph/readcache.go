@@ -640,3 +640,38 @@ func (c *readCache) clear() {
 	c.persons = map[string][]string{}
 	c.used, c.walkUsed = 0, 0
 }
+
+// CacheStats is the read cache's size now: for each of its two parts (records: memories and
+// their contexts; walks: total recall's associations and states), bytes used and entries held.
+type CacheStats struct {
+	RecordBytes, WalkBytes     int
+	RecordEntries, WalkEntries int
+}
+
+// Bytes returns the bytes of the part named "memories" or "walks".
+func (s CacheStats) Bytes(part string) int {
+	if part == "walks" {
+		return s.WalkBytes
+	}
+	return s.RecordBytes
+}
+
+// Entries returns the entries of the part named "memories" or "walks".
+func (s CacheStats) Entries(part string) int {
+	if part == "walks" {
+		return s.WalkEntries
+	}
+	return s.RecordEntries
+}
+
+// CacheStats reports the read cache's size (zero when there is none).
+func (s *Store) CacheStats() CacheStats {
+	c := s.cache
+	if c == nil {
+		return CacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{RecordBytes: c.used, WalkBytes: c.walkUsed,
+		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf)}
+}

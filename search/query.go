@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	limit = min(limit, MaxLimit)
 	r, err := openReader(i.idx)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, ioError(err)
 	}
 	defer r.Close()
 	err = tq.narrow(ctx, r)
@@ -86,7 +85,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, ioError(err)
 	}
 	return hits, nil
 }

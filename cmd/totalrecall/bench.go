@@ -23,8 +23,9 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/edge"
 	"github.com/totalrecall/totalrecall/graph"
-	"github.com/totalrecall/totalrecall/resolvers"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -40,6 +41,9 @@ type benchOpts struct {
 	// concurrentProfile and bulkProfile are the same for the concurrent clients' store phase
 	// and for the bulk until the consumers caught up.
 	concurrentProfile, bulkProfile string
+	// auth serves as serve --auth does: every request carries an API key, the stores and
+	// searches a WRITE key of the bench's scope.
+	auth bool
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
@@ -78,6 +82,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	fs.IntVar(&o.warmup, "warmup", 1000, "untimed searches before the timed ones (a bulk leaves the graph's caches cold)")
+	fs.BoolVar(&o.auth, "auth", false, "serve with API keys, as serve --auth: stores and searches carry a WRITE key of the bench's scope (compare with a run without)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.storeProfile, "storeprofile", "", "write a CPU profile of the one-client storeMemory phase alone to this file (not with -cpuprofile)")
 	fs.StringVar(&o.concurrentProfile, "concurrentprofile", "", "write a CPU profile of the concurrent clients' storeMemory phase alone to this file (not with -cpuprofile)")
@@ -98,8 +103,12 @@ func bench(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries after %d untimed\n\n",
-		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries, o.warmup)
+	keys := "off"
+	if o.auth {
+		keys = "on (--auth: a WRITE key on every store and search)"
+	}
+	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries after %d untimed, API keys %s\n\n",
+		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries, o.warmup, keys)
 	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded"), cache: cache}}
 	names := []string{"embedded"}
 	if *cluster != "" {
@@ -187,20 +196,39 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: resolvers.NewHandler(cx, nil)}
+	// The handler chain of serve (the edge, the routes), with API keys or without; no access
+	// log. With keys, the rate limit is set high enough never to refuse, but still runs.
+	xf := exposeFlags{auth: o.auth, maxComplexity: defaultMaxComplexity, maxDepth: defaultMaxDepth, maxBodyBytes: edge.DefaultMaxBodyBytes,
+		rateLimit: 1e9, rateBurst: 1 << 30}
+	gate, gql := xf.buildEdge(cx, logger, nil)
+	srv := &http.Server{Handler: gate.Handler(routes(cx, nil, gql))}
 	go srv.Serve(ln)
 	defer srv.Close()
 	c := &benchClient{url: "http://" + ln.Addr().String() + "/query",
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	if o.auth {
+		nk, err := cx.CreateAPIKey(ctx, cortex.APIKeyInput{Name: "bench admin", Role: domain.RoleAdmin})
+		if err != nil {
+			return nil, err
+		}
+		c.adminKey, c.key = nk.Secret, nk.Secret
+	}
 	f := &figures{}
 
 	var sc struct {
 		CreateScope struct{ ID string }
 	}
-	if err := c.do(`mutation { createScope(name: "bench") { id } }`, nil, &sc); err != nil {
+	if err := c.admin().do(`mutation { createScope(name: "bench") { id } }`, nil, &sc); err != nil {
 		return nil, err
 	}
 	scope := sc.CreateScope.ID
+	if o.auth {
+		nk, err := cx.CreateAPIKey(ctx, cortex.APIKeyInput{Name: "bench writer", Role: domain.RoleWrite, ScopeID: scope})
+		if err != nil {
+			return nil, err
+		}
+		c.key = nk.Secret
+	}
 	words := vocabulary()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var texts []string // every text stored, for the raw search baseline
@@ -401,11 +429,28 @@ func pct(ds []time.Duration, p int) time.Duration {
 type benchClient struct {
 	url  string
 	http *http.Client
+	// key is sent as a bearer token when set; adminKey is the one for creating scopes.
+	key, adminKey string
+}
+
+// admin is the client acting with the ADMIN key.
+func (c *benchClient) admin() *benchClient {
+	cp := *c
+	cp.key = c.adminKey
+	return &cp
 }
 
 func (c *benchClient) do(q string, vars map[string]any, out any) error {
 	body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
-	resp, err := c.http.Post(c.url, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
 	}
@@ -453,7 +498,7 @@ func engineBulk(ctx context.Context, st *graph.Store, c *benchClient, rng *rand.
 	var sc struct {
 		CreateScope struct{ ID string }
 	}
-	if err := c.do(`mutation { createScope(name: "bench-engine") { id } }`, nil, &sc); err != nil {
+	if err := c.admin().do(`mutation { createScope(name: "bench-engine") { id } }`, nil, &sc); err != nil {
 		return 0, 0, err
 	}
 	const batches, per = 10, 1000

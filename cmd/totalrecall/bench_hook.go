@@ -22,6 +22,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/resolvers"
 )
 
 // benchHook measures the user-prompt-submit hook as a coding agent runs it — a process started
@@ -93,7 +94,7 @@ func benchHook(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: routes(cx, func() bool { return true })}
+	srv := &http.Server{Handler: routes(cx, func() bool { return true }, resolvers.Options{})}
 	go srv.Serve(ln)
 	defer srv.Close()
 	url := "http://" + ln.Addr().String()

@@ -33,6 +33,8 @@ type server struct {
 	addr   string
 	cancel context.CancelFunc
 	done   chan error
+	// key, when set, is sent as Authorization: Bearer with every request.
+	key string
 	// writes counts the store's commits made for marked requests (see fails).
 	writes *writeLog
 }
@@ -70,6 +72,10 @@ func (w *writeLog) commits(marker string) int {
 	defer w.mu.Unlock()
 	return w.by[marker]
 }
+
+// as is s acting with an API key.
+// Only the address, the key and the write log are shared: stopping is the server's own.
+func (s *server) as(key string) *server { return &server{addr: s.addr, key: key, writes: s.writes} }
 
 func startServer(t testing.TB, sf storeFlags) *server {
 	t.Helper()
@@ -129,7 +135,15 @@ func (s *server) do(t testing.TB, query string, vars map[string]any) gqlResponse
 // try runs query and reports transport failures as errors (safe off the test goroutine).
 func (s *server) try(query string, vars map[string]any) (gqlResponse, error) {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	resp, err := http.Post("http://"+s.addr+"/query", "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, "http://"+s.addr+"/query", bytes.NewReader(body))
+	if err != nil {
+		return gqlResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if s.key != "" {
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return gqlResponse{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/totalrecall/totalrecall/cli"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/edge"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/search"
 )
@@ -35,9 +36,15 @@ Usage:
                       [--cache-mb 64]                 read cache, embedded store: MiB for records and as
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
+                      [--auth] [--insecure]           require API keys; serve off loopback without them
+                      [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
+                      [--shutdown-timeout 30s]        limits and timeouts: see serve --help, docs/security.md
                       [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
+  totalrecall keys create --role admin|write|read [--scope ID] --name NAME [--expires-in 720h]
+  totalrecall keys list|revoke [ID]                   API keys, through --server URL (key in $TOTALRECALL_KEY)
+                                                      or on --store URI with the server stopped (the first key)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI | --server URL] [--out FILE]   dump the whole graph as JSON Lines (ids preserved)
   totalrecall export  --scope ID --format graphml|gexf|cyjs [--server URL | --store URI] [--out FILE]
@@ -135,6 +142,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return forkCmd(args[1:], stdout)
 	case "embed":
 		return embedCmd(args[1:], stdout)
+	case "keys":
+		return keysCmd(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "totalrecall", version)
 		return nil
@@ -163,6 +172,8 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
+	// expose holds serve's flags for a server on a network (exposure.go).
+	expose exposeFlags
 	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
 	// requests and inject faults.
 	commitHooks graph.CommitHooks
@@ -253,7 +264,8 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic})
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
+		MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -269,6 +281,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	registerLivingFlags(fs, &sf.living)
 	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
+	sf.expose.register(fs)
 	var mf modelFlags
 	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
@@ -289,12 +302,26 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// A second signal ends the process at once, without the graceful shutdown.
+		<-ctx.Done()
+		stop()
+	}()
 	return serveOn(ctx, sf, *addr, stdout, logger, nil)
 }
 
-// serveOn runs the server until ctx ends. The listener answers 503 until the store and index
-// are ready; started, if given, receives the bound address once they are.
+// serveOn runs the server until ctx ends, then shuts down gracefully. The listener answers 503
+// until the store and index are ready; started, if given, receives the bound address once they
+// are.
 func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, logger *slog.Logger, started chan<- string) error {
+	xf := &sf.expose
+	if err := xf.checkExposure(addr); err != nil {
+		return err
+	}
+	if xf.adminAddr != "" && xf.adminAddr == addr && !strings.HasSuffix(addr, ":0") {
+		return fmt.Errorf("--admin-addr must differ from --addr: metrics and profiles are never served on the public address")
+	}
+	readHeader, idle, shutdownTimeout := xf.timeouts()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -307,7 +334,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	h.Store(&starting)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*h.Load()).ServeHTTP(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
+	}), ReadHeaderTimeout: readHeader, IdleTimeout: idle}
 	go srv.Serve(ln)
 
 	st, idx, cx, err := sf.open(ctx, logger)
@@ -319,26 +346,78 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		go warm(ctx, st, logger)
 	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
-	api := routes(cx, ready.Load)
+	var metrics *edge.Metrics
+	if xf.adminAddr != "" {
+		metrics = edge.NewMetrics()
+	}
+	gate, gql := xf.buildEdge(cx, logger, metrics)
+	var admin *http.Server
+	if metrics != nil {
+		registerMetrics(metrics, st, idx, cx, gate)
+		aln, err := net.Listen("tcp", xf.adminAddr)
+		if err != nil {
+			srv.Close()
+			cx.Close()
+			idx.Close()
+			st.Close()
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
+		admin = &http.Server{Handler: adminHandler(cx, ready.Load, metrics), ReadHeaderTimeout: readHeader, IdleTimeout: idle}
+		go admin.Serve(aln)
+		fmt.Fprintf(stdout, "totalrecall admin on http://%s/ (/metrics, /debug/pprof/, /livez, /readyz)\n", aln.Addr())
+	}
+	api := gate.Handler(routes(cx, ready.Load, gql))
 	h.Store(&api)
 	ready.Store(true)
-	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s)\n", ln.Addr(), ln.Addr(), sf.store)
+	auth := "off: every caller reaches every scope"
+	if xf.auth {
+		auth = "on"
+	}
+	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s, API keys %s)\n", ln.Addr(), ln.Addr(), sf.store, auth)
 	if started != nil {
 		started <- ln.Addr().String()
 	}
 
 	<-ctx.Done()
-	logger.Info("shutting down")
+	return shutdown(srv, admin, gate, cx, idx, st, sf.unlockData, waitDigest, &ready, shutdownTimeout, logger)
+}
+
+// shutdown stops the server gracefully within timeout: it stops accepting, records the
+// ShutdownCommand, completes the subscriptions, lets the requests in flight finish, closes the
+// websockets, flushes the index and the consumers, records the outcome and closes the store. It
+// fails when the deadline passed before all of that was done.
+func shutdown(srv, admin *http.Server, gate *edge.Edge, cx *cortex.Cortex, idx *search.Index, st *graph.Store,
+	unlock, waitDigest func(), ready *atomic.Bool, timeout time.Duration, logger *slog.Logger) error {
+	start := time.Now()
+	logger.Info("shutting down", "timeout", timeout)
 	ready.Store(false)
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_ = srv.Shutdown(sctx)
-	srv.Close() // ends hijacked websocket connections too
+	cx.BeginShutdown(sctx, timeout)
+	// Subscriptions complete (their clients see it) before their websockets close.
+	for cx.OpenSubscriptions() > 0 && time.Since(start) < min(2*time.Second, timeout/4) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	httpErr := srv.Shutdown(sctx)
+	gate.CloseWebsockets()
+	srv.Close() // what did not finish in time
 	waitDigest()
+	out := cx.FinishShutdown(sctx)
 	cx.Close()
 	idx.Close()
 	st.Close()
-	sf.unlockData()
+	unlock() // the data folders' locks, once their stores are closed
+	if admin != nil {
+		admin.Close()
+	}
+	logger.Info("shut down", "flushed", out.Flushed, "head", out.Head, "index", out.IndexWatermark, "consumers", out.Consumers,
+		"took", time.Since(start).Round(time.Millisecond))
+	switch {
+	case httpErr != nil:
+		return fmt.Errorf("shutdown: requests still in flight after %s: %w", timeout, httpErr)
+	case out.Err != nil:
+		return fmt.Errorf("shutdown: %w", out.Err)
+	}
 	return nil
 }
 

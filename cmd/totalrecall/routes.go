@@ -10,11 +10,15 @@ import (
 )
 
 // routes is the server's HTTP surface: every adapter (GraphQL, the MCP server at /mcp, the dump
-// at /export and /import, the pages and graph exports of package web) mounts its paths here, so
-// all of them sit behind the one handler chain serve builds.
-func routes(cx *cortex.Cortex, ready func() bool) http.Handler {
+// at /export and /import, the pages and graph exports of package web, the probes) mounts its
+// paths here, so all of them sit behind the one handler chain serve builds (package edge: API
+// keys, limits, access log, metrics). A path that must answer without a key (it holds no data)
+// is listed in publicPaths.
+func routes(cx *cortex.Cortex, ready func() bool, gql resolvers.Options) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/", resolvers.NewHandler(cx, ready))
+	mux.Handle("/", resolvers.NewHandlerWith(cx, ready, gql))
+	mux.Handle("/livez", livez())
+	mux.Handle("/readyz", readyz(cx, ready))
 	mux.Handle("/mcp", mcpserver.New(cx, mcpserver.Options{}))
 	mux.Handle("/export", resolvers.DumpHandler(cx))
 	mux.Handle("/import", resolvers.DumpHandler(cx))

@@ -139,6 +139,9 @@ func (c *Cortex) NewImport(ctx context.Context, scopeID, adapter string, m Meta)
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if err := ledger.CheckAdapter("adapter", adapter); err != nil {
 		return nil, err
 	}
@@ -589,6 +592,9 @@ func (c *Cortex) DefineEpisodes(ctx context.Context, scopeID string, in Definiti
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if in.Config == nil {
 		in.Config = map[string]any{}
 	}
@@ -666,6 +672,9 @@ type ChunkResult struct {
 // Errors: INVALID_ARGUMENT, NOT_FOUND.
 func (c *Cortex) ChunkEpisodes(ctx context.Context, scopeID, definition string, m Meta) (*ChunkResult, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	es, err := c.episodeStore()
@@ -811,6 +820,9 @@ func (c *Cortex) EpisodeDefinitions(ctx context.Context, scopeID string) ([]*dom
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	es, err := c.episodeStore()
 	if err != nil {
 		return nil, err
@@ -821,6 +833,9 @@ func (c *Cortex) EpisodeDefinitions(ctx context.Context, scopeID string) ([]*dom
 // Episodes lists a scope's episodes. Errors: INVALID_ARGUMENT.
 func (c *Cortex) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFilter) ([]*domain.Episode, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	for field, id := range map[string]string{"definitionId": f.DefinitionID, "threadId": f.ThreadID, "memoryId": f.MemoryID} {
@@ -849,7 +864,14 @@ func (c *Cortex) Episode(ctx context.Context, id string) (*domain.Episode, error
 	if err != nil {
 		return nil, err
 	}
-	return es.Episode(ctx, id)
+	e, err := es.Episode(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reach(ctx, e.ScopeID, false, notFoundf("episode %s not found", id)); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // ---- Analysis ----
@@ -898,6 +920,9 @@ func (c *Cortex) AnalysisNames() []string {
 // writes nothing.
 func (c *Cortex) Analyze(ctx context.Context, in AnalyzeInput) ([]*RunResult, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	a, ok := c.mnemonic.analysers[in.Type]
@@ -1086,6 +1111,9 @@ func (c *Cortex) AnalysisRuns(ctx context.Context, scopeID string, f domain.RunF
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if f.EpisodeID != "" {
 		if err := domain.CheckID("episodeId", f.EpisodeID); err != nil {
 			return nil, err
@@ -1106,6 +1134,9 @@ func (c *Cortex) AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.A
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	fs, err := c.facetStore()
 	if err != nil {
 		return nil, err
@@ -1116,6 +1147,9 @@ func (c *Cortex) AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.A
 // Facets lists a scope's facets. Errors: INVALID_ARGUMENT.
 func (c *Cortex) Facets(ctx context.Context, scopeID string, f domain.FacetFilter) ([]*domain.Facet, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	for field, id := range map[string]string{"episodeId": f.EpisodeID, "runId": f.RunID, "memoryId": f.MemoryID} {
@@ -1150,6 +1184,9 @@ func (c *Cortex) AgentSessions(ctx context.Context, scopeID string) ([]*domain.A
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	as, err := c.agentStore()
 	if err != nil {
 		return nil, err
@@ -1163,13 +1200,21 @@ func (c *Cortex) AgentMessages(ctx context.Context, ids []string) ([]*domain.Age
 	if err != nil {
 		return nil, err
 	}
-	return as.AgentMessages(ctx, ids)
+	ms, err := as.AgentMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, ms, func(m *domain.AgentMessage) string { return m.ScopeID }), nil
 }
 
 // EpisodeMemories loads the memories an episode groups, in the episode's order (without
 // recording a retrieval: it is a listing).
 func (c *Cortex) EpisodeMemories(ctx context.Context, e *domain.Episode) ([]*domain.Memory, error) {
-	return c.store.Memories(ctx, e.Items)
+	ms, err := c.store.Memories(ctx, e.Items)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, ms, memoryScope), nil
 }
 
 // ---- Embeddings ----
@@ -1182,6 +1227,9 @@ const EmbedBatch = 256
 // embedded. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE (no embedder, or the model server).
 func (c *Cortex) EmbedMemories(ctx context.Context, scopeID string, m Meta) (int, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return 0, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
 		return 0, err
 	}
 	emb := c.mnemonic.cfg.Embedder

@@ -20,6 +20,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/domain/subconscious"
 	"github.com/totalrecall/totalrecall/resolvers/model"
+	"github.com/totalrecall/totalrecall/resolvers/scalars"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -46,6 +47,7 @@ type Config struct {
 type ResolverRoot interface {
 	AgentToolCall() AgentToolCallResolver
 	AnalysisRun() AnalysisRunResolver
+	ApiKey() ApiKeyResolver
 	ArtifactHit() ArtifactHitResolver
 	DigestReport() DigestReportResolver
 	Episode() EpisodeResolver
@@ -157,6 +159,17 @@ type ComplexityRoot struct {
 		ScopeID        func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Version        func(childComplexity int) int
+	}
+
+	ApiKey struct {
+		CreatedAt  func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		RevokedAt  func(childComplexity int) int
+		Role       func(childComplexity int) int
+		ScopeID    func(childComplexity int) int
 	}
 
 	ArchiveRecord struct {
@@ -486,6 +499,7 @@ type ComplexityRoot struct {
 		ClearWorkingState   func(childComplexity int, scopeID string, ids []string, requestID *string, sessionID *string) int
 		Consolidate         func(childComplexity int, memoryIds []string, strategy *domain.ConsolidationStrategy, sessionID *string, requestID *string) int
 		ConsolidateStory    func(childComplexity int, scopeID string, sessionID *string, requestID *string) int
+		CreateAPIKey        func(childComplexity int, input model.APIKeyInput) int
 		CreateScope         func(childComplexity int, name string, requestID *string) int
 		DecaySweep          func(childComplexity int, scopeID string, tier *domain.Tier, requestID *string) int
 		DefineEpisodes      func(childComplexity int, scopeID string, input model.EpisodeDefinitionInput, requestID *string) int
@@ -505,6 +519,7 @@ type ComplexityRoot struct {
 		RestoreKnowledge    func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreMemory       func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreSkill        func(childComplexity int, id string, requestID *string, sessionID *string) int
+		RevokeAPIKey        func(childComplexity int, id string) int
 		RunDigest           func(childComplexity int, input model.DigestInput) int
 		SaveKnowledge       func(childComplexity int, input model.SaveKnowledgeInput) int
 		SaveSkill           func(childComplexity int, input model.SaveSkillInput) int
@@ -518,6 +533,12 @@ type ComplexityRoot struct {
 		TotalRecallAdvisory func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, sessionID *string, requestID *string) int
 		UpdateContext       func(childComplexity int, scopeID string, text string, capacity *int, sessionID *string, requestID *string) int
 		UpdateKernel        func(childComplexity int, kernelID string, content string, requestID *string) int
+	}
+
+	NewApiKey struct {
+		APIKey func(childComplexity int) int
+		ID     func(childComplexity int) int
+		Key    func(childComplexity int) int
 	}
 
 	PendingMemory struct {
@@ -555,6 +576,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		APIKeys             func(childComplexity int) int
 		AgentSessions       func(childComplexity int, scopeID string) int
 		AnalysisRuns        func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
 		AnalysisTypes       func(childComplexity int, scopeID string) int
@@ -853,6 +875,9 @@ type AgentToolCallResolver interface {
 type AnalysisRunResolver interface {
 	Facets(ctx context.Context, obj *domain.AnalysisRun) ([]*domain.Facet, error)
 }
+type ApiKeyResolver interface {
+	ScopeID(ctx context.Context, obj *domain.APIKey) (*string, error)
+}
 type ArtifactHitResolver interface {
 	Knowledge(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
 	Skill(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
@@ -946,6 +971,8 @@ type MutationResolver interface {
 	ChunkEpisodes(ctx context.Context, scopeID string, definition string, requestID *string) (*cortex.ChunkResult, error)
 	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) ([]*domain.AnalysisRun, error)
 	EmbedMemories(ctx context.Context, scopeID string, requestID *string) (int, error)
+	CreateAPIKey(ctx context.Context, input model.APIKeyInput) (*model.NewAPIKey, error)
+	RevokeAPIKey(ctx context.Context, id string) (*domain.APIKey, error)
 	ConsolidateStory(ctx context.Context, scopeID string, sessionID *string, requestID *string) (*subconscious.Chapter, error)
 	ImportJournal(ctx context.Context, scopeID string, files []*model.JournalFileInput, sessionID *string) (*cortex.JournalImport, error)
 }
@@ -986,6 +1013,7 @@ type QueryResolver interface {
 	AnalysisRuns(ctx context.Context, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) ([]*domain.AnalysisRun, error)
 	AgentSessions(ctx context.Context, scopeID string) ([]*domain.AgentSession, error)
 	ForkContext(ctx context.Context, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
+	APIKeys(ctx context.Context) ([]*domain.APIKey, error)
 	PendingNarrative(ctx context.Context, scopeID string) (*cortex.PendingNarrative, error)
 	Story(ctx context.Context, scopeID string) (*cortex.Story, error)
 	JournalGet(ctx context.Context, scopeID string, path string, fromLine *int, lines *int) (*cortex.JournalSnippet, error)
@@ -1453,6 +1481,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AnalysisType.Version(childComplexity), true
+
+	case "ApiKey.createdAt":
+		if e.complexity.ApiKey.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.CreatedAt(childComplexity), true
+	case "ApiKey.expiresAt":
+		if e.complexity.ApiKey.ExpiresAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ExpiresAt(childComplexity), true
+	case "ApiKey.id":
+		if e.complexity.ApiKey.ID == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ID(childComplexity), true
+	case "ApiKey.lastUsedAt":
+		if e.complexity.ApiKey.LastUsedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.LastUsedAt(childComplexity), true
+	case "ApiKey.name":
+		if e.complexity.ApiKey.Name == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.Name(childComplexity), true
+	case "ApiKey.revokedAt":
+		if e.complexity.ApiKey.RevokedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.RevokedAt(childComplexity), true
+	case "ApiKey.role":
+		if e.complexity.ApiKey.Role == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.Role(childComplexity), true
+	case "ApiKey.scopeId":
+		if e.complexity.ApiKey.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ScopeID(childComplexity), true
 
 	case "ArchiveRecord.archivedAt":
 		if e.complexity.ArchiveRecord.ArchivedAt == nil {
@@ -2928,6 +3005,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ConsolidateStory(childComplexity, args["scopeId"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Mutation.createApiKey":
+		if e.complexity.Mutation.CreateAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.CreateAPIKey(childComplexity, args["input"].(model.APIKeyInput)), true
 	case "Mutation.createScope":
 		if e.complexity.Mutation.CreateScope == nil {
 			break
@@ -3137,6 +3225,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.RestoreSkill(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.revokeApiKey":
+		if e.complexity.Mutation.RevokeAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
 	case "Mutation.runDigest":
 		if e.complexity.Mutation.RunDigest == nil {
 			break
@@ -3281,6 +3380,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Mutation.UpdateKernel(childComplexity, args["kernelId"].(string), args["content"].(string), args["requestId"].(*string)), true
 
+	case "NewApiKey.apiKey":
+		if e.complexity.NewApiKey.APIKey == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.APIKey(childComplexity), true
+	case "NewApiKey.id":
+		if e.complexity.NewApiKey.ID == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.ID(childComplexity), true
+	case "NewApiKey.key":
+		if e.complexity.NewApiKey.Key == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.Key(childComplexity), true
+
 	case "PendingMemory.memory":
 		if e.complexity.PendingMemory.Memory == nil {
 			break
@@ -3417,6 +3535,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.PromptContextItem.Truncated(childComplexity), true
 
+	case "Query.apiKeys":
+		if e.complexity.Query.APIKeys == nil {
+			break
+		}
+
+		return e.complexity.Query.APIKeys(childComplexity), true
 	case "Query.agentSessions":
 		if e.complexity.Query.AgentSessions == nil {
 			break
@@ -4878,6 +5002,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := executionContext{opCtx, e, 0, 0, make(chan graphql.DeferredResult)}
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputApiKeyInput,
 		ec.unmarshalInputAssociateInput,
 		ec.unmarshalInputDigestInput,
 		ec.unmarshalInputEpisodeDefinitionInput,
@@ -6982,6 +7107,94 @@ type Subscription {
   memoryEvents(scopeId: ID!): MemoryEvent!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/security.graphqls", Input: `# API keys: who may call the server, on which scope. A key is shown once, when it is created;
+# the graph keeps only its hash. Under ` + "`" + `serve --auth` + "`" + ` every request carries one
+# (Authorization: Bearer trk_…, or the websocket's connection_init payload
+# {"authorization": "Bearer trk_…"}).
+
+"""
+What an API key may do. ADMIN: everything, on every scope, scopes and keys included. WRITE: read
+and change the one scope the key is bound to. READ: read that one scope.
+"""
+enum ApiKeyRole { ADMIN WRITE READ }
+
+"""
+An API key as the server keeps it: never its secret, which createApiKey shows once.
+"""
+type ApiKey {
+  id: ID!
+  name: String!
+  role: ApiKeyRole!
+  "The scope a WRITE or READ key is bound to; null for an ADMIN key."
+  scopeId: ID
+  createdAt: Time!
+  "When the key stops authenticating; null: never."
+  expiresAt: Time
+  "When the key was revoked; null while it is not."
+  revokedAt: Time
+  "The last time the key authenticated, to the minute (recorded at most once a minute); null: never used."
+  lastUsedAt: Time
+}
+
+"""
+A key just created, with its secret: store the secret now, it is never shown again.
+"""
+type NewApiKey {
+  "The key's id (for revokeApiKey and the lists)."
+  id: ID!
+  "The secret, trk_ and 43 characters: send it as Authorization: Bearer <key>."
+  key: String!
+  apiKey: ApiKey!
+}
+
+"""
+A key to create. role ADMIN takes no scopeId; WRITE and READ take exactly one.
+"""
+input ApiKeyInput {
+  scopeId: ID
+  role: ApiKeyRole!
+  "A name people recognise the key by (1..200 bytes)."
+  name: String!
+  "When the key stops authenticating (in the future); leave out for a key that does not expire."
+  expiresAt: Time
+}
+
+extend type Query {
+  """
+  Every API key, oldest first, revoked ones included (never a secret). ADMIN keys only.
+  Errors: FORBIDDEN, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { apiKeys { id name role scopeId expiresAt revokedAt lastUsedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  apiKeys: [ApiKey!]!
+}
+
+extend type Mutation {
+  """
+  Creates an API key and returns its secret, shown this once; the graph keeps only its hash, and
+  every server of a cluster accepts it. Audited (ApiKeyCreated). ADMIN keys only.
+  Errors: FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { createApiKey(input: {role: WRITE, scopeId: "SCOPE_ID", name: "notes agent"}) { id key apiKey { role scopeId } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  createApiKey(input: ApiKeyInput!): NewApiKey!
+  """
+  Revokes an API key: it authenticates nowhere from then on (on every server within the event
+  log's poll), and the websockets and subscriptions it holds are closed. Revoking a revoked key
+  changes nothing. Audited (ApiKeyRevoked). ADMIN keys only.
+  Errors: FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { revokeApiKey(id: "KEY_ID") { id revokedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  revokeApiKey(id: ID!): ApiKey!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/story.graphqls", Input: `# The story of a mind (seed 003): the memories stored in a mind's sessions wait in their scope's
 # pending log until the Subconscious tells them as the next chapter of a first-person story — a
 # knowledge page of type NARRATIVE with DERIVED_FROM references to the memories it tells — and
@@ -7428,6 +7641,17 @@ func (ec *executionContext) field_Mutation_consolidate_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNApiKeyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐAPIKeyInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7809,6 +8033,17 @@ func (ec *executionContext) field_Mutation_restoreSkill_args(ctx context.Context
 		return nil, err
 	}
 	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -10933,6 +11168,238 @@ func (ec *executionContext) _AnalysisType_updatedAt(ctx context.Context, field g
 func (ec *executionContext) fieldContext_AnalysisType_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_id(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_name(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_name,
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_role(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_role,
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		ec.marshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ApiKeyRole does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_scopeId,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ApiKey().ScopeID(ctx, obj)
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_expiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_expiresAt,
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_revokedAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_revokedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_lastUsedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -20694,6 +21161,114 @@ func (ec *executionContext) fieldContext_Mutation_embedMemories(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_createApiKey,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().CreateAPIKey(ctx, fc.Args["input"].(model.APIKeyInput))
+		},
+		nil,
+		ec.marshalNNewApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_NewApiKey_id(ctx, field)
+			case "key":
+				return ec.fieldContext_NewApiKey_key(ctx, field)
+			case "apiKey":
+				return ec.fieldContext_NewApiKey_apiKey(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NewApiKey", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_revokeApiKey,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RevokeAPIKey(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_consolidateStory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20818,6 +21393,111 @@ func (ec *executionContext) fieldContext_Mutation_importJournal(ctx context.Cont
 	if fc.Args, err = ec.field_Mutation_importJournal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_id(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_key(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_key,
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_apiKey(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_apiKey,
+		func(ctx context.Context) (any, error) {
+			return obj.APIKey, nil
+		},
+		nil,
+		ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_apiKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
 	}
 	return fc, nil
 }
@@ -23692,6 +24372,53 @@ func (ec *executionContext) fieldContext_Query_forkContext(ctx context.Context, 
 	if fc.Args, err = ec.field_Query_forkContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_apiKeys(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_apiKeys,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Query().APIKeys(ctx)
+		},
+		nil,
+		ec.marshalNApiKey2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKeyᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_apiKeys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
 	}
 	return fc, nil
 }
@@ -31084,6 +31811,54 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputApiKeyInput(ctx context.Context, obj any) (model.APIKeyInput, error) {
+	var it model.APIKeyInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "role", "name", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAssociateInput(ctx context.Context, obj any) (model.AssociateInput, error) {
 	var it model.AssociateInput
 	asMap := map[string]any{}
@@ -32717,6 +33492,99 @@ func (ec *executionContext) _AnalysisType(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var apiKeyImplementors = []string{"ApiKey"}
+
+func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, obj *domain.APIKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiKey")
+		case "id":
+			out.Values[i] = ec._ApiKey_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ApiKey_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			out.Values[i] = ec._ApiKey_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiKey_scopeId(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._ApiKey_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ApiKey_expiresAt(ctx, field, obj)
+		case "revokedAt":
+			out.Values[i] = ec._ApiKey_revokedAt(ctx, field, obj)
+		case "lastUsedAt":
+			out.Values[i] = ec._ApiKey_lastUsedAt(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35917,6 +36785,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "consolidateStory":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_consolidateStory(ctx, field)
@@ -35925,6 +36807,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importJournal(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var newApiKeyImplementors = []string{"NewApiKey"}
+
+func (ec *executionContext) _NewApiKey(ctx context.Context, sel ast.SelectionSet, obj *model.NewAPIKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, newApiKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NewApiKey")
+		case "id":
+			out.Values[i] = ec._NewApiKey_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "key":
+			out.Values[i] = ec._NewApiKey_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "apiKey":
+			out.Values[i] = ec._NewApiKey_apiKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36957,6 +37888,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_forkContext(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "apiKeys":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_apiKeys(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -39652,6 +40605,79 @@ func (ec *executionContext) marshalNAnalysisType2ᚖgithubᚗcomᚋtotalrecall�
 	return ec._AnalysisType(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApiKey2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v domain.APIKey) graphql.Marshaler {
+	return ec._ApiKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApiKey2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.APIKey) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v *domain.APIKey) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiKey(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApiKeyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐAPIKeyInput(ctx context.Context, v any) (model.APIKeyInput, error) {
+	res, err := ec.unmarshalInputApiKeyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx context.Context, v any) (domain.Role, error) {
+	var res domain.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx context.Context, sel ast.SelectionSet, v domain.Role) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, v any) (domain.ArtifactFamily, error) {
 	var res domain.ArtifactFamily
 	err := res.UnmarshalGQL(v)
@@ -40466,7 +41492,7 @@ func (ec *executionContext) marshalNInvalidationView2githubᚗcomᚋtotalrecall�
 }
 
 func (ec *executionContext) unmarshalNJSON2map(ctx context.Context, v any) (map[string]any, error) {
-	res, err := graphql.UnmarshalMap(v)
+	res, err := scalars.UnmarshalJSON(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -40478,13 +41504,13 @@ func (ec *executionContext) marshalNJSON2map(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 	_ = sel
-	res := graphql.MarshalMap(v)
+	res := scalars.MarshalJSON(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNJournalFileInput2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInputᚄ(ctx context.Context, v any) ([]*model.JournalFileInput, error) {
@@ -40793,6 +41819,20 @@ func (ec *executionContext) marshalNMindSession2ᚖgithubᚗcomᚋtotalrecallᚋ
 		return graphql.Null
 	}
 	return ec._MindSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNewApiKey2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey(ctx context.Context, sel ast.SelectionSet, v model.NewAPIKey) graphql.Marshaler {
+	return ec._NewApiKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNewApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey(ctx context.Context, sel ast.SelectionSet, v *model.NewAPIKey) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NewApiKey(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification(ctx context.Context, sel ast.SelectionSet, v model.Notification) graphql.Marshaler {
@@ -41697,23 +42737,23 @@ func (ec *executionContext) marshalNTier2githubᚗcomᚋtotalrecallᚋtotalrecal
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := scalars.MarshalTime(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -41725,13 +42765,13 @@ func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel
 		return graphql.Null
 	}
 	_ = sel
-	res := graphql.MarshalTime(*v)
+	res := scalars.MarshalTime(*v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalNTouch2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTouch(ctx context.Context, sel ast.SelectionSet, v domain.Touch) graphql.Marshaler {
@@ -42681,7 +43721,7 @@ func (ec *executionContext) unmarshalOJSON2map(ctx context.Context, v any) (map[
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalMap(v)
+	res, err := scalars.UnmarshalJSON(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42690,9 +43730,8 @@ func (ec *executionContext) marshalOJSON2map(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 	_ = sel
-	_ = ctx
-	res := graphql.MarshalMap(v)
-	return res
+	res := scalars.MarshalJSON(v)
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋjournalᚐSection(ctx context.Context, sel ast.SelectionSet, v *journal.Section) graphql.Marshaler {
@@ -43237,7 +44276,7 @@ func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -43246,9 +44285,8 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 		return graphql.Null
 	}
 	_ = sel
-	_ = ctx
-	res := graphql.MarshalTime(*v)
-	return res
+	res := scalars.MarshalTime(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalOTotalRecallNotification2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTotalRecallNotification(ctx context.Context, sel ast.SelectionSet, v *model.TotalRecallNotification) graphql.Marshaler {

@@ -24,6 +24,16 @@ type Notification interface {
 	GetContext() *domain.TransactionContext
 }
 
+// A key to create. role ADMIN takes no scopeId; WRITE and READ take exactly one.
+type APIKeyInput struct {
+	ScopeID *string     `json:"scopeId,omitempty"`
+	Role    domain.Role `json:"role"`
+	// A name people recognise the key by (1..200 bytes).
+	Name string `json:"name"`
+	// When the key stops authenticating (in the future); leave out for a key that does not expire.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
 type AssociateInput struct {
 	SourceID  string                 `json:"sourceId"`
 	TargetID  string                 `json:"targetId"`
@@ -116,6 +126,15 @@ type MemoryFilter struct {
 }
 
 type Mutation struct {
+}
+
+// A key just created, with its secret: store the secret now, it is never shown again.
+type NewAPIKey struct {
+	// The key's id (for revokeApiKey and the lists).
+	ID string `json:"id"`
+	// The secret, trk_ and 43 characters: send it as Authorization: Bearer <key>.
+	Key    string         `json:"key"`
+	APIKey *domain.APIKey `json:"apiKey"`
 }
 
 type PromptContext struct {
