@@ -9,6 +9,7 @@ import (
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/salience"
+	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -44,7 +45,7 @@ func TestEventsAndTemporalChain(t *testing.T) {
 	if len(first.Batch.Threads) != 2 {
 		t.Fatalf("threads = %d, want 2", len(first.Batch.Threads))
 	}
-	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-TemporalStrength(time.Minute)) > 1e-12 {
+	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-synapse.DefaultParams().TemporalStrength(time.Minute)) > 1e-12 {
 		t.Fatalf("associations = %+v", as)
 	}
 	// The chain goes on across batches.
@@ -66,7 +67,7 @@ func TestEventsAndTemporalChain(t *testing.T) {
 		t.Fatal("a question is less informative than a statement of facts")
 	}
 	hi := first.Batch.Events[1].Memory
-	want := salience.Potential(salience.Features{Importance: hi.Importance, Connectivity: TemporalStrength(time.Minute)})
+	want := salience.Potential(salience.Features{Importance: hi.Importance, Connectivity: synapse.DefaultParams().TemporalStrength(time.Minute)})
 	if math.Abs(hi.Salience-want) > 1e-12 || hi.Importance != Informativeness("hi Ada") {
 		t.Fatalf("salience = %v (importance %v), want %v: the potential with its association", hi.Salience, hi.Importance, want)
 	}
