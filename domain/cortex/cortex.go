@@ -296,6 +296,10 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	events = append(events, cmd)
 	for _, in := range ins {
 		m, ev := c.hippo.Form(in, cmd.Context)
+		if meta.SessionID != "" {
+			// The session the mind named: the Synapse chains and groups the memories of a session.
+			ev.Payload["sessionId"] = meta.SessionID
+		}
 		events = append(events, ev)
 		ms = append(ms, m)
 	}

@@ -59,20 +59,32 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 			return 0, err
 		}
 		if !found {
-			// First run on this graph: what came before was never this consumer's to score.
-			return c.log.Head(), nil
+			// First run on this graph: what came before was never this consumer's to handle.
+			// The start is committed at once, so a restart before its first batch resumes here
+			// rather than at a later head.
+			head := c.log.Head()
+			if _, err := l.store.Consume(ctx, name, head, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+				return 0, err
+			}
+			return head, nil
 		}
 		return w, nil
 	}
 	l.pos = map[string]*consumerState{consumerSalience: {}, consumerSubconscious: {}}
-	for _, cons := range []struct {
+	type consumer struct {
 		name   string
 		fn     func(context.Context, []*domain.Event) error
 		urgent func(*domain.Event) bool
-	}{
+	}
+	consumers := []consumer{
 		{consumerSalience, c.salienceBatch, nil},
 		{consumerSubconscious, c.subconsciousBatch, subconsciousUrgent},
-	} {
+	}
+	if l.syn != nil {
+		l.pos[consumerSynapse] = &consumerState{}
+		consumers = append(consumers, consumer{consumerSynapse, c.synapseBatch, nil})
+	}
+	for _, cons := range consumers {
 		from, err := start(cons.name)
 		if err != nil {
 			return err
