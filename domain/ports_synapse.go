@@ -94,6 +94,8 @@ type MemoryLinks struct {
 type SynapseStore interface {
 	// SynapseStreams loads the streams among ids that exist.
 	SynapseStreams(ctx context.Context, ids []string) (map[string]*SynapseStream, error)
-	// MemoryLinks returns the links of each of ids that is a memory.
-	MemoryLinks(ctx context.Context, ids []string) (map[string]*MemoryLinks, error)
+	// MemoryLinks returns the links of each of ids that is a memory: with the memories it is
+	// associated with when with is true, its count of PERSON and THEMATIC associations alone
+	// (With nil) otherwise.
+	MemoryLinks(ctx context.Context, ids []string, with bool) (map[string]*MemoryLinks, error)
 }

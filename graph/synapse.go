@@ -54,14 +54,23 @@ func (s *Store) SynapseStreams(ctx context.Context, ids []string) (map[string]*d
 }
 
 // MemoryLinks returns, for each of ids that is a memory, how many PERSON and THEMATIC
-// associations it has and the memories it is associated with.
-func (s *Store) MemoryLinks(ctx context.Context, ids []string) (map[string]*domain.MemoryLinks, error) {
+// associations it has and, when with is set, the memories it is associated with. Without them
+// it counts the edges, reading no far node.
+func (s *Store) MemoryLinks(ctx context.Context, ids []string, with bool) (map[string]*domain.MemoryLinks, error) {
 	out := map[string]*domain.MemoryLinks{}
 	ids = validIDs(ids)
 	var b strings.Builder
-	for _, at := range domain.AssociationTypes {
-		p := assocPred(at)
-		fmt.Fprintf(&b, "%s { tr.id } ~%s { tr.id } ", p, p)
+	counted := []domain.AssociationType{domain.AssocPerson, domain.AssocThematic}
+	if with {
+		for _, at := range domain.AssociationTypes {
+			p := assocPred(at)
+			fmt.Fprintf(&b, "%s { tr.id } ~%s { tr.id } ", p, p)
+		}
+	} else {
+		for _, at := range counted {
+			p := assocPred(at)
+			fmt.Fprintf(&b, "count(%s) count(~%s) ", p, p)
+		}
 	}
 	for start := 0; start < len(ids); start += 2000 {
 		var r struct {
@@ -75,7 +84,16 @@ func (s *Store) MemoryLinks(ctx context.Context, ids []string) (map[string]*doma
 				continue
 			}
 			id, _ := row["tr.id"].(string)
-			l := &domain.MemoryLinks{With: map[string][]domain.AssociationType{}}
+			l := &domain.MemoryLinks{}
+			if !with {
+				for _, at := range counted {
+					p := assocPred(at)
+					l.Linked += int(num(row["count("+p+")"]) + num(row["count(~"+p+")"]))
+				}
+				out[id] = l
+				continue
+			}
+			l.With = map[string][]domain.AssociationType{}
 			eachEdge(row, domain.AssociationTypes, func(at domain.AssociationType, _ string, _ float64, far map[string]any) {
 				other, _ := far["tr.id"].(string)
 				if other == "" {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -51,6 +52,8 @@ type Cortex struct {
 	versions indexVersions
 	living   *living
 	mnemonic *mnemonic
+	// lastStore is when a mind last stored memories (Unix ns): the Synapse waits while they come.
+	lastStore atomic.Int64
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -280,6 +283,7 @@ func (c *Cortex) StoreMemories(ctx context.Context, ins []hippocampus.StoreInput
 }
 
 func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput, meta Meta, op string) ([]*domain.Memory, error) {
+	c.lastStore.Store(time.Now().UnixNano())
 	tc, err := c.open(meta)
 	if err != nil {
 		return nil, err

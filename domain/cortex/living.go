@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -36,8 +37,9 @@ type living struct {
 	pos     map[string]*consumerState
 	// synapse are the Synapse's rules; syn is the store's Synapse capability (nil: the Synapse
 	// consumer does not run).
-	synapse synapse.Params
-	syn     domain.SynapseStore
+	synapse    synapse.Params
+	syn        domain.SynapseStore
+	synapseOff atomic.Bool
 }
 
 // startLiving starts the Salience and Subconscious consumers and the Subconscious's timers. A

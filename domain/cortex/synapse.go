@@ -33,9 +33,15 @@ const (
 // most to search and say the least.
 const synapseSimilarWords = 8
 
+// synapseGather is how long the Synapse waits for more stored memories before it connects what
+// arrived: each batch costs reads and a write whatever its size, and the index writes what is
+// queued about as often (search.DefaultLinger), so under a stream of single stores it connects
+// them by the dozen, about a second after they were stored.
+const synapseGather = time.Second
+
 // synapseIndexWait bounds how long a batch waits for the search index to apply its events (on a
 // server other than the one that stored them, the index follows the log).
-const synapseIndexWait = 2 * time.Second
+const synapseIndexWait = 5 * time.Second
 
 // errReplan: another server moved the watermark since the batch was planned.
 var errReplan = errors.New("synapse: the watermark moved; plan again")
@@ -60,14 +66,33 @@ func (c *Cortex) SynapsePosition() uint64 {
 	return c.living.pos[consumerSynapse].handled.Load()
 }
 
+// SetSynapseOff turns the Synapse off (true) or on again. While it is off the Synapse passes by
+// what is stored and claimed: those memories stay unconnected for good. It is there to measure
+// the store path without the Synapse beside it (`totalrecall bench`).
+func (c *Cortex) SetSynapseOff(off bool) {
+	if c.living != nil {
+		c.living.synapseOff.Store(off)
+	}
+}
+
+// synapseChunk is the most memories the Synapse connects in one write. Its writes hold the
+// store's write lock like every other: a write of hundreds of memories would keep the minds'
+// stores waiting for it, a write of a few dozen lets them in between.
+const synapseChunk = 32
+
 // synapseBatch connects the memories stored and strengthens the associations of the memories
-// claimed among evs.
+// claimed among evs, in writes of at most synapseChunk stored memories, each committing the
+// watermark up to its last event.
 func (c *Cortex) synapseBatch(ctx context.Context, evs []*domain.Event) error {
 	l := c.living
-	if len(fresh(evs, 0, synapseTodo)) == 0 {
+	if l.synapseOff.Load() || len(fresh(evs, 0, synapseTodo)) == 0 {
 		return nil
 	}
 	last := evs[len(evs)-1].Seq
+	noWait := false
+	if slices.ContainsFunc(evs, func(e *domain.Event) bool { return e.Type == domain.EvMemoryStored }) {
+		noWait = c.waitIndexed(ctx, last)
+	}
 	for {
 		w, _, err := l.store.ConsumerWatermark(ctx, consumerSynapse)
 		if err != nil {
@@ -77,19 +102,33 @@ func (c *Cortex) synapseBatch(ctx context.Context, evs []*domain.Event) error {
 		if len(todo) == 0 {
 			return nil
 		}
-		ch, err := c.planSynapse(ctx, todo, last)
+		if err := c.synapseYield(ctx, todo[0]); err != nil {
+			return err
+		}
+		// The chunk: up to synapseChunk stored memories, and the claims among them.
+		n, stored := 0, 0
+		for n < len(todo) && (stored < synapseChunk || todo[n].Type != domain.EvMemoryStored) {
+			if todo[n].Type == domain.EvMemoryStored {
+				stored++
+			}
+			n++
+		}
+		chunk, upTo := todo[:n], last
+		if n < len(todo) {
+			upTo = todo[n].Seq - 1
+		}
+		ch, err := c.planSynapse(ctx, chunk, noWait)
 		if err != nil {
 			return err
 		}
-		var applied []*domain.Event
-		_, err = l.store.Consume(ctx, consumerSynapse, last, func(now uint64) (*domain.Changes, error) {
+		_, err = l.store.Consume(ctx, consumerSynapse, upTo, func(now uint64) (*domain.Changes, error) {
 			switch {
-			case now >= last:
-				return nil, nil // another server connected all of them
+			case now >= upTo:
+				chunk = nil
+				return nil, nil // another server connected them
 			case now != w:
 				return nil, errReplan
 			}
-			applied = todo
 			return ch, nil
 		})
 		if errors.Is(err, errReplan) {
@@ -98,12 +137,37 @@ func (c *Cortex) synapseBatch(ctx context.Context, evs []*domain.Event) error {
 		if err != nil {
 			return err
 		}
-		l.pos[consumerSynapse].committed.Store(last)
-		for _, e := range applied {
+		l.pos[consumerSynapse].committed.Store(upTo)
+		for _, e := range chunk {
 			c.touches.add(e.ID(), domain.CtxSynapse)
 		}
 		c.log.Kick()
+		if upTo >= last {
+			return nil
+		}
+	}
+}
+
+// synapseYield waits while minds are storing memories — one was stored within the Quiet time —
+// unless the oldest message the Synapse has to handle (first) is older than MaxDefer. A stream of
+// stores is connected once it pauses, or MaxDefer after it began: the Synapse's reads and writes,
+// and its writes' turns at the store's write lock, then do not slow the stores down.
+func (c *Cortex) synapseYield(ctx context.Context, first *domain.Event) error {
+	p := c.living.synapse
+	if p.Quiet <= 0 {
 		return nil
+	}
+	for {
+		last := time.Unix(0, c.lastStore.Load())
+		now := time.Now()
+		if now.Sub(last) >= p.Quiet || now.Sub(first.Context.Timestamp) >= p.MaxDefer {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(p.Quiet - now.Sub(last)):
+		}
 	}
 }
 
@@ -118,8 +182,9 @@ type synapseMemory struct {
 	vecs map[string]float64
 }
 
-// planSynapse returns the changes of the batch todo (events of one or more scopes, in log order).
-func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, last uint64) (*domain.Changes, error) {
+// planSynapse returns the changes of todo (events of one or more scopes, in log order). noWait
+// says the index holds their memories (waitIndexed).
+func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, noWait bool) (*domain.Changes, error) {
 	l := c.living
 	p := l.synapse
 	now := c.now().UTC()
@@ -132,7 +197,6 @@ func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, last uin
 		}
 	}
 	mems := map[string]*domain.Memory{}
-	noWait := false
 	if len(storedIDs) > 0 {
 		ms, err := c.store.Memories(ctx, storedIDs)
 		if err != nil {
@@ -141,7 +205,6 @@ func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, last uin
 		for _, m := range ms {
 			mems[m.ID] = m
 		}
-		noWait = c.waitIndexed(ctx, last)
 	}
 
 	// The stored memories by scope, in log order.
@@ -287,20 +350,22 @@ func (c *Cortex) connectScope(ctx context.Context, scope string, sms []*synapseM
 	if err != nil {
 		return err
 	}
+	// Only a resemblance that reaches a threshold can make an association: the others are not
+	// loaded nor counted.
+	floor := min(p.PersonThreshold, p.ThematicThreshold)
 	var candIDs []string
 	isCand := map[string]bool{}
 	for i, sm := range sms {
 		sm.hits = c.resemblances(ctx, scope, sm.m.ID, entries[i].Text, noWait)
 		sm.vecs = vecs[sm.m.ID]
-		for _, set := range []map[string]float64{sm.hits, sm.vecs} {
-			for id := range set {
-				if !isCand[id] {
-					isCand[id] = true
-					candIDs = append(candIDs, id)
-				}
+		for id := range isCandOf(sm) {
+			if !isCand[id] && (sm.hits[id] >= floor || sm.vecs[id] >= p.VectorThreshold) {
+				isCand[id] = true
+				candIDs = append(candIDs, id)
 			}
 		}
 	}
+	sort.Strings(candIDs)
 	candMems := map[string]*domain.Memory{}
 	candPersons := map[string][]string{}
 	if len(candIDs) > 0 {
@@ -313,13 +378,27 @@ func (c *Cortex) connectScope(ctx context.Context, scope string, sms []*synapseM
 			candPersons[m.ID] = personsOf(analysis.TranscriptEntry(m))
 		}
 	}
-	linkIDs := append([]string(nil), candIDs...)
-	for _, sm := range sms {
-		linkIDs = append(linkIDs, sm.m.ID)
+	newIDs := make([]string, len(sms))
+	for i, sm := range sms {
+		newIDs[i] = sm.m.ID
 	}
-	links, err := ss.MemoryLinks(ctx, linkIDs)
+	// The new memories' links (a mind may have associated one already), the candidates' counts.
+	links, err := ss.MemoryLinks(ctx, newIDs, true)
 	if err != nil {
 		return err
+	}
+	var countIDs []string
+	for _, id := range candIDs {
+		if links[id] == nil {
+			countIDs = append(countIDs, id)
+		}
+	}
+	counted, err := ss.MemoryLinks(ctx, countIDs, false)
+	if err != nil {
+		return err
+	}
+	for id, l := range counted {
+		links[id] = l
 	}
 	linked := func(id string) int {
 		if x := links[id]; x != nil {
@@ -330,6 +409,9 @@ func (c *Cortex) connectScope(ctx context.Context, scope string, sms []*synapseM
 	counts := map[string]int{}
 	with := func(a, b string) bool {
 		if x := links[a]; x != nil && len(x.With[b]) > 0 {
+			return true
+		}
+		if x := links[b]; x != nil && len(x.With[a]) > 0 {
 			return true
 		}
 		for _, t := range domain.AssociationTypes {

@@ -40,6 +40,11 @@ type Params struct {
 	// ClaimStrengthen is what a claim adds to the strength of each association of the claimed
 	// memory (capped at 1).
 	ClaimStrengthen float64
+	// Quiet and MaxDefer schedule the Synapse's work off the minds' path: while memories are being
+	// stored (one came within Quiet), the Synapse waits, as long as nothing it has to connect was
+	// stored more than MaxDefer ago. A negative Quiet never waits.
+	Quiet    time.Duration
+	MaxDefer time.Duration
 }
 
 // Defaults of Params.
@@ -47,7 +52,7 @@ const (
 	DefaultTemporalScale     = 30 * time.Minute
 	DefaultSessionGap        = 30 * time.Minute
 	DefaultEpisodeMax        = 100
-	DefaultCandidates        = 20
+	DefaultCandidates        = 10
 	DefaultThematicThreshold = 0.35
 	DefaultThematicMax       = 3
 	DefaultPersonThreshold   = 0.15
@@ -55,6 +60,8 @@ const (
 	DefaultVectorThreshold   = 0.8
 	DefaultMaxAssociations   = 12
 	DefaultClaimStrengthen   = 0.1
+	DefaultQuiet             = 250 * time.Millisecond
+	DefaultMaxDefer          = 10 * time.Second
 
 	// TemporalFloor is the strength of a TEMPORAL association between memories far apart in time.
 	TemporalFloor = 0.5
@@ -93,6 +100,8 @@ func (p Params) WithDefaults() Params {
 	f(&p.VectorThreshold, DefaultVectorThreshold)
 	i(&p.MaxAssociations, DefaultMaxAssociations)
 	f(&p.ClaimStrengthen, DefaultClaimStrengthen)
+	d(&p.Quiet, DefaultQuiet)
+	d(&p.MaxDefer, DefaultMaxDefer)
 	return p
 }
 
@@ -119,6 +128,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("the most associations of a memory must be within %d..1000, not %d", temporalKept, p.MaxAssociations)
 	case !(p.ClaimStrengthen >= 0 && p.ClaimStrengthen <= 1):
 		return fmt.Errorf("the claim's strengthening must be within 0..1, not %g", p.ClaimStrengthen)
+	case p.MaxDefer < 0 || p.MaxDefer > time.Hour:
+		return fmt.Errorf("the longest deferral must be within 0..1h, not %s", p.MaxDefer)
 	}
 	return nil
 }
@@ -237,22 +248,20 @@ func contains(xs []string, v string) bool {
 }
 
 // Created returns the AssociationCreated event of the associations a new memory got, caused by
-// its MemoryStored stored: one event about the memory, naming every association, that the other
-// ends' histories show too (About).
+// its MemoryStored stored: one event about the memory, naming every association (the other ends
+// list it among their associations, not in their histories: an event page per association would
+// cost each stored memory about as much again as its own events).
 func Created(stored *domain.Event, links []Link, now time.Time) *domain.Event {
 	list := make([]any, len(links))
-	about := make(map[string]map[string]any, len(links))
 	for i, l := range links {
 		a := map[string]any{"targetId": l.TargetID, "type": string(l.Type), "strength": l.Strength}
 		if l.Person != "" {
 			a["person"] = l.Person
 		}
 		list[i] = a
-		about[l.TargetID] = map[string]any{"sourceId": l.TargetID, "targetId": stored.MemoryID, "type": string(l.Type),
-			"strength": l.Strength, "previousStrength": 0.0, "bidirectional": true, "automatic": true}
 	}
 	return &domain.Event{Type: domain.EvAssociationCreated, ScopeID: stored.ScopeID, MemoryID: stored.MemoryID,
-		Context: stored.Context.Derive(domain.CtxSynapse, now), About: about,
+		Context: stored.Context.Derive(domain.CtxSynapse, now),
 		Payload: map[string]any{"memoryId": stored.MemoryID, "associations": list, "bidirectional": true, "automatic": true}}
 }
 

@@ -12,9 +12,10 @@ import (
 
 func TestParamsDefaultsAndValidate(t *testing.T) {
 	p := DefaultParams()
-	if p.TemporalScale != 30*time.Minute || p.SessionGap != 30*time.Minute || p.EpisodeMax != 100 || p.Candidates != 20 ||
+	if p.TemporalScale != 30*time.Minute || p.SessionGap != 30*time.Minute || p.EpisodeMax != 100 || p.Candidates != 10 ||
 		p.ThematicThreshold != 0.35 || p.ThematicMax != 3 || p.PersonThreshold != 0.15 || p.PersonMax != 2 ||
-		p.VectorThreshold != 0.8 || p.MaxAssociations != 12 || p.ClaimStrengthen != 0.1 {
+		p.VectorThreshold != 0.8 || p.MaxAssociations != 12 || p.ClaimStrengthen != 0.1 || p.Quiet != 250*time.Millisecond ||
+		p.MaxDefer != 10*time.Second {
 		t.Fatalf("defaults = %+v", p)
 	}
 	if err := p.Validate(); err != nil {
@@ -32,6 +33,8 @@ func TestParamsDefaultsAndValidate(t *testing.T) {
 		func(p *Params) { p.MaxAssociations = 1 },
 		func(p *Params) { p.ClaimStrengthen = 1.1 },
 		func(p *Params) { p.ClaimStrengthen = math.NaN() },
+		func(p *Params) { p.MaxDefer = -time.Second },
+		func(p *Params) { p.MaxDefer = 2 * time.Hour },
 	} {
 		q := DefaultParams()
 		bad(&q)
@@ -132,8 +135,8 @@ func TestCreatedAndStrengthen(t *testing.T) {
 	if got := fmt.Sprint(ev.Payload["associations"]); got != "[map[strength:0.9 targetId:p type:TEMPORAL] map[person:Ann strength:0.6 targetId:q type:PERSON]]" {
 		t.Fatalf("associations = %s", got)
 	}
-	if len(ev.About) != 2 || ev.About["q"]["targetId"] != "m" || ev.About["q"]["sourceId"] != "q" || ev.About["p"]["type"] != "TEMPORAL" {
-		t.Fatalf("about = %v", ev.About)
+	if ev.About != nil || ev.Payload["automatic"] != true || ev.Payload["memoryId"] != "m" {
+		t.Fatalf("created = %+v", ev)
 	}
 
 	p := DefaultParams()

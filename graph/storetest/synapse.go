@@ -210,9 +210,17 @@ func testSynapseLinks(t *testing.T, st domain.Store, ls domain.LivingStore, ss d
 	associate(t, st, c, a, domain.AssocThematic, 0.5)
 	associate(t, st, a, d, domain.AssocTemporal, 0.9)
 	associate(t, st, a, d, domain.AssocCausal, 0.3)
-	got, err := ss.MemoryLinks(ctx, []string{a.ID, b.ID, sc.ID, "nope"})
+	got, err := ss.MemoryLinks(ctx, []string{a.ID, b.ID, sc.ID, "nope"}, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	counts, err := ss.MemoryLinks(ctx, []string{a.ID, b.ID, c.ID, d.ID, sc.ID}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) != 4 || counts[a.ID].Linked != 2 || counts[b.ID].Linked != 1 || counts[c.ID].Linked != 1 ||
+		counts[d.ID].Linked != 0 || counts[a.ID].With != nil {
+		t.Fatalf("counts = a %+v b %+v c %+v d %+v", counts[a.ID], counts[b.ID], counts[c.ID], counts[d.ID])
 	}
 	if len(got) != 2 {
 		t.Fatalf("links of %d nodes, want the 2 memories", len(got))
