@@ -23,6 +23,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/resolvers"
 	"github.com/totalrecall/totalrecall/search"
@@ -44,8 +45,11 @@ type benchOpts struct {
 
 // figures are one store's measurements, each with the raw baseline of the same store.
 type figures struct {
-	name                          string
-	single, concurrent, bulk      float64 // memories/s through GraphQL over HTTP
+	name                     string
+	single, concurrent, bulk float64 // memories/s through GraphQL over HTTP
+	// singleOff and concurrentOff are the same store calls with the Synapse off, in blocks
+	// alternating with those above (storeBlocks).
+	singleOff, concurrentOff      float64
 	loadP50, searchP50, searchP99 time.Duration
 	settle                        time.Duration // until the consumers caught up with the bulk
 	quiet, rawQuiet               time.Duration // until the process idled before each search phase
@@ -61,6 +65,7 @@ type figures struct {
 	// CPU time of this process per memory: one client's stores, the bulk until the consumers
 	// caught up, and the raw baselines' commits and batch-indexed documents.
 	cpuSingle, cpuConcurrent, cpuBulk, cpuRawCommit, cpuRawBatch time.Duration
+	cpuSingleOff, cpuConcurrentOff                               time.Duration
 }
 
 // bench measures the server end to end over HTTP and prints each figure beside a raw baseline
@@ -143,8 +148,16 @@ func printFigures(w io.Writer, all []*figures) {
 	dur := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
 	row("storeMemory over HTTP, 1 client", func(f *figures) string { return rate(f.single) },
 		func(f *figures) string { return rate(f.rawCommits) + " single-mutation commits" })
+	row("  the same with the Synapse off", func(f *figures) string { return rate(f.singleOff) },
+		func(f *figures) string {
+			return fmt.Sprintf("%+.1f%% with the Synapse (alternating blocks, same run)", 100*(f.single/f.singleOff-1))
+		})
 	row("storeMemory over HTTP, concurrent clients", func(f *figures) string { return rate(f.concurrent) },
 		func(f *figures) string { return rate(f.rawBleveSingle) + " raw Bleve single-doc index" })
+	row("  the same with the Synapse off", func(f *figures) string { return rate(f.concurrentOff) },
+		func(f *figures) string {
+			return fmt.Sprintf("%+.1f%% with the Synapse (alternating blocks, same run)", 100*(f.concurrent/f.concurrentOff-1))
+		})
 	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
 		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
 	perMemory := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
@@ -153,15 +166,19 @@ func printFigures(w io.Writer, all []*figures) {
 			return perMemory(f.cpuEngineBulk) + " CPU per node; 1000 per commit, no events, index or HTTP"
 		})
 	row("CPU per storeMemory, 1 client (this process)", func(f *figures) string { return perMemory(f.cpuSingle) },
-		func(f *figures) string { return perMemory(f.cpuRawCommit) + " per single-mutation commit" })
+		func(f *figures) string {
+			return perMemory(f.cpuRawCommit) + " per single-mutation commit; " + perMemory(f.cpuSingleOff) + " with the Synapse off"
+		})
 	row("CPU per storeMemory, concurrent clients", func(f *figures) string { return perMemory(f.cpuConcurrent) },
-		func(f *figures) string { return "(this process, clients included)" })
+		func(f *figures) string {
+			return "(this process, clients and consumers included); " + perMemory(f.cpuConcurrentOff) + " with the Synapse off"
+		})
 	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return perMemory(f.cpuBulk) },
 		func(f *figures) string { return perMemory(f.cpuRawBatch) + " per document, raw Bleve batches" })
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
 		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
 	row("consumers caught up after the bulk", func(f *figures) string { return fmt.Sprintf("%.1fs", f.settle.Seconds()) },
-		func(f *figures) string { return "(salience, subconscious)" })
+		func(f *figures) string { return "(salience, subconscious, synapse)" })
 	row("then the process idled (merges, compactions)", func(f *figures) string { return fmt.Sprintf("%.1fs", f.quiet.Seconds()) },
 		func(f *figures) string {
 			return fmt.Sprintf("%.1fs for the raw index; each search phase starts idle", f.rawQuiet.Seconds())
@@ -207,61 +224,45 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	var textsMu sync.Mutex
 	var ids []string
 
-	// store, one client
+	// store, one client and concurrent clients: each in alternating blocks without and with the
+	// Synapse (the store path as it was before the Synapse connected stored memories, and as it
+	// is), each block followed by the consumers catching up — their CPU counted in the block's,
+	// their time not.
 	stopProfile, err := startProfile(o.storeProfile)
 	if err != nil {
 		return nil, err
 	}
-	start, cpu0 := time.Now(), cpuTime()
-	for i := 0; i < o.n; i++ {
-		t := sentence(rng, words)
+	one := func(r *rand.Rand) error {
+		t := sentence(r, words)
 		var out struct{ StoreMemory struct{ ID string } }
 		if err := c.do(`mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`,
 			map[string]any{"in": map[string]any{"scopeId": scope, "content": t}}, &out); err != nil {
-			return nil, err
+			return err
 		}
+		textsMu.Lock()
 		texts = append(texts, t)
 		ids = append(ids, out.StoreMemory.ID)
+		textsMu.Unlock()
+		return nil
 	}
-	f.single = float64(o.n) / time.Since(start).Seconds()
-	f.cpuSingle = (cpuTime() - cpu0) / time.Duration(o.n)
+	if f.single, f.singleOff, f.cpuSingle, f.cpuSingleOff, err = storeBlocks(cx, o.n, 1, func(int) error { return one(rng) }); err != nil {
+		return nil, err
+	}
 	stopProfile()
-
-	// store, concurrent clients
-	var done atomic.Int64
-	var firstErr atomic.Value
 	if stopProfile, err = startProfile(o.concurrentProfile); err != nil {
 		return nil, err
 	}
-	start, cpu0 = time.Now(), cpuTime()
-	var wg sync.WaitGroup
-	for w := 0; w < o.clients; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), 7))
-			for done.Add(1) <= int64(o.n) {
-				t := sentence(r, words)
-				if err := c.store(scope, t); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				textsMu.Lock()
-				texts = append(texts, t)
-				textsMu.Unlock()
-			}
-		}(w)
+	rngs := make([]*rand.Rand, o.clients)
+	for w := range rngs {
+		rngs[w] = rand.New(rand.NewPCG(uint64(w), 7))
 	}
-	wg.Wait()
-	if e := firstErr.Load(); e != nil {
-		return nil, e.(error)
+	if f.concurrent, f.concurrentOff, f.cpuConcurrent, f.cpuConcurrentOff, err = storeBlocks(cx, o.n, o.clients, func(w int) error { return one(rngs[w]) }); err != nil {
+		return nil, err
 	}
-	f.concurrent = float64(o.n) / time.Since(start).Seconds()
-	f.cpuConcurrent = (cpuTime() - cpu0) / time.Duration(o.n)
 	stopProfile()
 
 	// raw baselines on the same store: single-mutation commits, point queries
-	start, cpu0 = time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < o.n; i++ {
 		if err := st.RawSet(ctx, map[string]any{"uid": "_:x", "tr.kind": "Baseline", "tr.scope": "bench-baseline", "mem.content": sentence(rng, words)}); err != nil {
 			return nil, err
@@ -365,6 +366,51 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	f.searchP50, f.searchP99 = pct(lat, 50), pct(lat, 99)
 	f.rawBleveSearchP50, f.rawBleveSearchP99 = pct(rawLat, 50), pct(rawLat, 99)
 	return f, nil
+}
+
+// synapseBlocks is how many blocks of each mode a store phase alternates.
+const synapseBlocks = 2
+
+// storeBlocks makes n calls of store by clients concurrent clients (store is given the client's
+// number) in 2·synapseBlocks blocks that alternate the Synapse off and on, and returns the calls
+// per second and the CPU per call with the Synapse on and off. After each block the consumers
+// catch up: their CPU is the block's, their time is not.
+func storeBlocks(cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, err error) {
+	defer cx.SetSynapseOff(false)
+	per := max(1, n/(2*synapseBlocks))
+	var took [2]time.Duration
+	var cpu [2]time.Duration
+	var calls [2]int
+	for b := 0; b < 2*synapseBlocks; b++ {
+		mode := b % 2 // 0: off, 1: on
+		cx.SetSynapseOff(mode == 0)
+		var done atomic.Int64
+		var firstErr atomic.Value
+		var wg sync.WaitGroup
+		start, cpu0 := time.Now(), cpuTime()
+		for w := 0; w < clients; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for done.Add(1) <= int64(per) {
+					if err := store(w); err != nil {
+						firstErr.CompareAndSwap(nil, err)
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		if e := firstErr.Load(); e != nil {
+			return 0, 0, 0, 0, e.(error)
+		}
+		took[mode] += time.Since(start)
+		waitConsumers(cx)
+		cpu[mode] += cpuTime() - cpu0
+		calls[mode] += per
+	}
+	rate := func(m int) float64 { return float64(calls[m]) / took[m].Seconds() }
+	return rate(1), rate(0), cpu[1] / time.Duration(calls[1]), cpu[0] / time.Duration(calls[0]), nil
 }
 
 // idleLimit bounds waitIdle.

@@ -34,6 +34,7 @@ Usage:
                       [--cache-mb 64]                 read cache, embedded store: MiB for records and as
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
+                      [--synapse-… ]                  the rules connecting stored memories (docs/synapse.md)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
@@ -45,7 +46,8 @@ Usage:
   totalrecall fork    [--scope ID] --query TEXT       the past agent turns most relevant to a new session
                                                       (without --scope: of every scope with agent sessions)
   totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
-  totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
+  totalrecall eval locomo [--via store] DIR           evidence recall@k on LoCoMo conversations (--via store:
+                                                      also every turn through storeMemory, beside the import)
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
@@ -230,6 +232,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	registerLivingFlags(fs, &sf.living)
+	registerSynapseFlags(fs, &sf.living.Synapse)
 	registerDigestFlags(fs, &sf.digest)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")

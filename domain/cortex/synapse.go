@@ -171,6 +171,14 @@ func (c *Cortex) synapseYield(ctx context.Context, first *domain.Event) error {
 	}
 }
 
+// pairKey is the key of the association of type t between a and b, whichever end is named first.
+func pairKey(a, b string, t domain.AssociationType) [3]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [3]string{a, b, string(t)}
+}
+
 // synapseMemory is a stored memory as the Synapse plans with it.
 type synapseMemory struct {
 	ev      *domain.Event
@@ -228,14 +236,8 @@ func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, noWait b
 	// planned are this batch's associations by pair and type, so a claim later in the batch
 	// strengthens what the batch creates.
 	planned := map[[3]string]*domain.AssociationSet{}
-	pairKey := func(a, b string, t domain.AssociationType) [3]string {
-		if b < a {
-			a, b = b, a
-		}
-		return [3]string{a, b, string(t)}
-	}
 	for _, scope := range scopes {
-		if err := c.connectScope(ctx, scope, byScope[scope], ch, planned, pairKey, noWait, now); err != nil {
+		if err := c.connectScope(ctx, scope, byScope[scope], ch, planned, noWait, now); err != nil {
 			return nil, err
 		}
 	}
@@ -309,7 +311,7 @@ func (c *Cortex) planSynapse(ctx context.Context, todo []*domain.Event, noWait b
 // connectScope plans the associations, episodes and person facets of the memories one scope
 // stored (in log order), adding them to ch.
 func (c *Cortex) connectScope(ctx context.Context, scope string, sms []*synapseMemory, ch *domain.Changes,
-	planned map[[3]string]*domain.AssociationSet, pairKey func(a, b string, t domain.AssociationType) [3]string, noWait bool, now time.Time) error {
+	planned map[[3]string]*domain.AssociationSet, noWait bool, now time.Time) error {
 	l := c.living
 	p := l.synapse
 	ss := l.syn
