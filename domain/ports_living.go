@@ -87,7 +87,10 @@ type Changes struct {
 	SessionMemories []SessionMemories
 	Associations    []AssociationSet
 	WorkingMemory   []*WorkingMemory
-	Events          []*Event
+	// Pending appends memories to their scopes' pending logs (the story's), in log order: an
+	// entry whose Seq is not above the newest its log took is skipped as appended already.
+	Pending []PendingEntry
+	Events  []*Event
 	// Growth is what the Synapse grows besides associations (stores implementing SynapseStore).
 	Growth *Growth
 }
@@ -95,8 +98,8 @@ type Changes struct {
 // Empty reports whether c writes nothing.
 func (c *Changes) Empty() bool {
 	return c == nil || (len(c.Scores) == 0 && len(c.Accesses) == 0 && len(c.Sessions) == 0 &&
-		len(c.SessionMemories) == 0 && len(c.Associations) == 0 && len(c.WorkingMemory) == 0 && len(c.Events) == 0 &&
-		c.Growth.Empty())
+		len(c.SessionMemories) == 0 && len(c.Associations) == 0 && len(c.WorkingMemory) == 0 && len(c.Pending) == 0 &&
+		len(c.Events) == 0 && c.Growth.Empty())
 }
 
 // Merge appends o's changes to c.
@@ -110,6 +113,7 @@ func (c *Changes) Merge(o *Changes) {
 	c.SessionMemories = append(c.SessionMemories, o.SessionMemories...)
 	c.Associations = append(c.Associations, o.Associations...)
 	c.WorkingMemory = append(c.WorkingMemory, o.WorkingMemory...)
+	c.Pending = append(c.Pending, o.Pending...)
 	c.Events = append(c.Events, o.Events...)
 	if !o.Growth.Empty() {
 		if c.Growth == nil {

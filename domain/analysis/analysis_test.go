@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,21 @@ func TestPersonsOf(t *testing.T) {
 	}
 	if want := "Melanie 1.0 speaker m1|Caroline 0.8 mention m1|Mel 0.8 mention m1"; strings.Join(got, "|") != want {
 		t.Fatalf("PersonsOf = %v, want %s", got, want)
+	}
+}
+
+// TestTopicsAreTheEightMostFrequent pins the documented rule: the 8 most frequent content words,
+// each with confidence count / the top count.
+func TestTopicsAreTheEightMostFrequent(t *testing.T) {
+	got := findings(t, Topics{}, input(
+		"Ada: lemon lemon lemon cake cake garden",
+		"Bob: violin piano guitar trumpet drums flute"))
+	if len(got) != 8 {
+		t.Fatalf("%d topics, want 8: %v", len(got), keys(got))
+	}
+	for value, want := range map[string]float64{"lemon": 1, "cake": 2.0 / 3, "garden": 1.0 / 3} {
+		if f, ok := got["topic|"+value]; !ok || math.Abs(f.Confidence-want) > 1e-12 {
+			t.Errorf("topic %s = %+v, want confidence %v", value, f, want)
+		}
 	}
 }

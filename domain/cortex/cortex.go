@@ -54,6 +54,7 @@ type Cortex struct {
 	mnemonic *mnemonic
 	// lastStore is when a mind last stored memories (Unix ns): the Synapse waits while they come.
 	lastStore atomic.Int64
+	story     *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
