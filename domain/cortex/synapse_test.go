@@ -11,6 +11,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
+	"github.com/totalrecall/totalrecall/llm"
 )
 
 // awaitSynapse waits until the Synapse consumer has handled the log up to its head.
@@ -409,5 +410,42 @@ func TestSynapseTimeGapEpisodes(t *testing.T) {
 	_, err = cx.DefineEpisodes(ctx, scope.ID, cortex.DefinitionInput{Name: cortex.SynapseSessionDefinition, Strategy: domain.StrategyThread}, cortex.Meta{})
 	if domain.ErrorCode(err) != domain.EINVALID {
 		t.Fatalf("defineEpisodes with the Synapse's name: %v", err)
+	}
+}
+
+// Where the scope has vectors, the Synapse embeds what is stored and links memories whose
+// vectors are near though they share no word; a memory near none stays unlinked.
+func TestSynapseThematicByVectors(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStack(t)
+	srv := fakeModels(t)
+	emb, err := llm.NewEmbeddings(llm.Config{BaseURL: srv.URL + "/v1", Model: "fake-emb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, _ := s.cortex(cortex.MnemonicConfig{Embedder: emb})
+	scope, err := cx.CreateScope(ctx, "vectors", cortex.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2024, 2, 1, 8, 0, 0, 0, time.UTC)
+	// Each in a session of its own: no TEMPORAL association between them.
+	first := storeAt(t, cx, scope.ID, "s1", "canine", t0)
+	awaitSynapse(t, cx)
+	if n, err := cx.EmbedMemories(ctx, scope.ID, cortex.Meta{}); err != nil || n != 1 {
+		t.Fatalf("EmbedMemories = %d, %v; want 1", n, err)
+	}
+	second := storeAt(t, cx, scope.ID, "s2", "puppy", t0.Add(time.Hour))
+	third := storeAt(t, cx, scope.ID, "s3", "automobile", t0.Add(2*time.Hour))
+	awaitSynapse(t, cx)
+	ids := []string{first.ID, second.ID, third.ID}
+	for i, want := range []string{"THEMATIC→1 1.000", "THEMATIC→0 1.000", ""} {
+		if got := strings.Join(links(t, cx, ids[i], ids), ", "); got != want {
+			t.Errorf("memory %d: %q, want %q", i, got, want)
+		}
+	}
+	// The Synapse kept the vectors it made: nothing is left to embed.
+	if n, err := cx.EmbedMemories(ctx, scope.ID, cortex.Meta{}); err != nil || n != 0 {
+		t.Fatalf("EmbedMemories after the Synapse = %d, %v; want 0", n, err)
 	}
 }
