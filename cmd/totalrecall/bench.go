@@ -369,12 +369,14 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 }
 
 // synapseBlocks is how many blocks of each mode a store phase alternates.
-const synapseBlocks = 2
+const synapseBlocks = 4
 
 // storeBlocks makes n calls of store by clients concurrent clients (store is given the client's
 // number) in 2·synapseBlocks blocks that alternate the Synapse off and on, and returns the calls
-// per second and the CPU per call with the Synapse on and off. After each block the consumers
-// catch up: their CPU is the block's, their time is not.
+// per second and the CPU per call with the Synapse on and off. The blocks go off, on, on, off,
+// off, on, …: stores slow down as the graph and the index grow, and in that order each mode has
+// as many early blocks as late ones. After each block the consumers catch up: their CPU is the
+// block's, their time is not.
 func storeBlocks(cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, err error) {
 	defer cx.SetSynapseOff(false)
 	per := max(1, n/(2*synapseBlocks))
@@ -382,7 +384,7 @@ func storeBlocks(cx *cortex.Cortex, n, clients int, store func(w int) error) (on
 	var cpu [2]time.Duration
 	var calls [2]int
 	for b := 0; b < 2*synapseBlocks; b++ {
-		mode := b % 2 // 0: off, 1: on
+		mode := (b + 1) / 2 % 2 // 0: off, 1: on
 		cx.SetSynapseOff(mode == 0)
 		var done atomic.Int64
 		var firstErr atomic.Value
