@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,7 +50,10 @@ type figures struct {
 	single, concurrent, bulk float64 // memories/s through GraphQL over HTTP
 	// singleOff and concurrentOff are the same store calls with the Synapse off, in blocks
 	// alternating with those above (storeBlocks).
-	singleOff, concurrentOff      float64
+	singleOff, concurrentOff float64
+	// singleRatio and concurrentRatio are the median, over adjacent off/on block pairs, of the
+	// speed with the Synapse over the speed without.
+	singleRatio, concurrentRatio  float64
 	loadP50, searchP50, searchP99 time.Duration
 	settle                        time.Duration // until the consumers caught up with the bulk
 	quiet, rawQuiet               time.Duration // until the process idled before each search phase
@@ -150,13 +154,13 @@ func printFigures(w io.Writer, all []*figures) {
 		func(f *figures) string { return rate(f.rawCommits) + " single-mutation commits" })
 	row("  the same with the Synapse off", func(f *figures) string { return rate(f.singleOff) },
 		func(f *figures) string {
-			return fmt.Sprintf("%+.1f%% with the Synapse (alternating blocks, same run)", 100*(f.single/f.singleOff-1))
+			return fmt.Sprintf("%+.1f%% with the Synapse (median of block pairs; %+.1f%% in total)", 100*(f.singleRatio-1), 100*(f.single/f.singleOff-1))
 		})
 	row("storeMemory over HTTP, concurrent clients", func(f *figures) string { return rate(f.concurrent) },
 		func(f *figures) string { return rate(f.rawBleveSingle) + " raw Bleve single-doc index" })
 	row("  the same with the Synapse off", func(f *figures) string { return rate(f.concurrentOff) },
 		func(f *figures) string {
-			return fmt.Sprintf("%+.1f%% with the Synapse (alternating blocks, same run)", 100*(f.concurrent/f.concurrentOff-1))
+			return fmt.Sprintf("%+.1f%% with the Synapse (median of block pairs; %+.1f%% in total)", 100*(f.concurrentRatio-1), 100*(f.concurrent/f.concurrentOff-1))
 		})
 	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
 		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
@@ -245,7 +249,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 		textsMu.Unlock()
 		return nil
 	}
-	if f.single, f.singleOff, f.cpuSingle, f.cpuSingleOff, err = storeBlocks(cx, o.n, 1, func(int) error { return one(rng) }); err != nil {
+	if f.single, f.singleOff, f.cpuSingle, f.cpuSingleOff, f.singleRatio, err = storeBlocks(os.Stderr, "1 client", cx, o.n, 1, func(int) error { return one(rng) }); err != nil {
 		return nil, err
 	}
 	stopProfile()
@@ -256,7 +260,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	for w := range rngs {
 		rngs[w] = rand.New(rand.NewPCG(uint64(w), 7))
 	}
-	if f.concurrent, f.concurrentOff, f.cpuConcurrent, f.cpuConcurrentOff, err = storeBlocks(cx, o.n, o.clients, func(w int) error { return one(rngs[w]) }); err != nil {
+	if f.concurrent, f.concurrentOff, f.cpuConcurrent, f.cpuConcurrentOff, f.concurrentRatio, err = storeBlocks(os.Stderr, fmt.Sprintf("%d clients", o.clients), cx, o.n, o.clients, func(w int) error { return one(rngs[w]) }); err != nil {
 		return nil, err
 	}
 	stopProfile()
@@ -376,13 +380,16 @@ const synapseBlocks = 4
 // per second and the CPU per call with the Synapse on and off. The blocks go off, on, on, off,
 // off, on, …: stores slow down as the graph and the index grow, and in that order each mode has
 // as many early blocks as late ones. After each block the consumers catch up: their CPU is the
-// block's, their time is not.
-func storeBlocks(cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, err error) {
+// block's, their time is not. Each block's speed goes to log, to show how much they vary; ratio
+// is the median over the adjacent pairs of blocks (one off, one on) of the speed with the Synapse
+// over the speed without, which a burst of other work on the machine sways less than the totals.
+func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, ratio float64, err error) {
 	defer cx.SetSynapseOff(false)
 	per := max(1, n/(2*synapseBlocks))
 	var took [2]time.Duration
 	var cpu [2]time.Duration
 	var calls [2]int
+	blocks := make([]time.Duration, 2*synapseBlocks)
 	for b := 0; b < 2*synapseBlocks; b++ {
 		mode := (b + 1) / 2 % 2 // 0: off, 1: on
 		cx.SetSynapseOff(mode == 0)
@@ -404,15 +411,28 @@ func storeBlocks(cx *cortex.Cortex, n, clients int, store func(w int) error) (on
 		}
 		wg.Wait()
 		if e := firstErr.Load(); e != nil {
-			return 0, 0, 0, 0, e.(error)
+			return 0, 0, 0, 0, 0, e.(error)
 		}
-		took[mode] += time.Since(start)
+		d := time.Since(start)
+		took[mode] += d
+		blocks[b] = d
+		fmt.Fprintf(log, "storeMemory, %s, block %d, Synapse %s: %.0f/s\n", name, b+1, map[int]string{0: "off", 1: "on"}[mode], float64(per)/d.Seconds())
 		waitConsumers(cx)
 		cpu[mode] += cpuTime() - cpu0
 		calls[mode] += per
 	}
 	rate := func(m int) float64 { return float64(calls[m]) / took[m].Seconds() }
-	return rate(1), rate(0), cpu[1] / time.Duration(calls[1]), cpu[0] / time.Duration(calls[0]), nil
+	var ratios []float64
+	for b := 0; b+1 < len(blocks); b += 2 {
+		offD, onD := blocks[b], blocks[b+1]
+		if (b+1)/2%2 == 1 { // the pair is on, off
+			offD, onD = blocks[b+1], blocks[b]
+		}
+		ratios = append(ratios, offD.Seconds()/onD.Seconds())
+	}
+	slices.Sort(ratios)
+	ratio = (ratios[(len(ratios)-1)/2] + ratios[len(ratios)/2]) / 2
+	return rate(1), rate(0), cpu[1] / time.Duration(calls[1]), cpu[0] / time.Duration(calls[0]), ratio, nil
 }
 
 // idleLimit bounds waitIdle.
