@@ -375,12 +375,15 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 // synapseBlocks is how many blocks of each mode a store phase alternates.
 const synapseBlocks = 4
 
+// blockIdleLimit bounds the wait for the process to rest after a block.
+const blockIdleLimit = 30 * time.Second
+
 // storeBlocks makes n calls of store by clients concurrent clients (store is given the client's
 // number) in 2·synapseBlocks blocks that alternate the Synapse off and on, and returns the calls
 // per second and the CPU per call with the Synapse on and off. The blocks go off, on, on, off,
 // off, on, …: stores slow down as the graph and the index grow, and in that order each mode has
-// as many early blocks as late ones. After each block the consumers catch up: their CPU is the
-// block's, their time is not. Each block's speed goes to log, to show how much they vary; ratio
+// as many early blocks as late ones. After each block the consumers catch up and the process comes
+// to rest: their CPU is the block's, their time is not. Each block's speed goes to log, to show how much they vary; ratio
 // is the median over the adjacent pairs of blocks (one off, one on) of the speed with the Synapse
 // over the speed without, which a burst of other work on the machine sways less than the totals.
 func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, ratio float64, err error) {
@@ -417,7 +420,11 @@ func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, 
 		took[mode] += d
 		blocks[b] = d
 		fmt.Fprintf(log, "storeMemory, %s, block %d, Synapse %s: %.0f/s\n", name, b+1, map[int]string{0: "off", 1: "on"}[mode], float64(per)/d.Seconds())
+		// Every block starts from a process at rest: a block after a long catch-up would
+		// otherwise start with less of the previous block's work (index writes, compactions)
+		// still running than one after a short catch-up.
 		waitConsumers(cx)
+		waitIdle(blockIdleLimit)
 		cpu[mode] += cpuTime() - cpu0
 		calls[mode] += per
 	}
