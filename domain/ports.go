@@ -117,6 +117,13 @@ type IndexQuery struct {
 	// more than four distinct words, only the four found in the fewest documents are searched:
 	// the words that occur everywhere cost the most and say the least.
 	WordsOnly bool
+	// MaxWords, with WordsOnly, is how many of the rarest words are searched instead of four
+	// (0: four).
+	MaxWords int
+	// NoWait searches what the index has written, without first writing the documents queued
+	// before the search (which would end the writer's wait for more and make small segments):
+	// for background readers that know the documents they need are in.
+	NoWait bool
 }
 
 // IndexHit is one full-text match.

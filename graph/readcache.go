@@ -50,6 +50,7 @@ type readCache struct {
 	budget, used, walkUsed int
 	mems                   map[string]*cachedMemory // by memory id
 	ctxs                   map[string]*cachedContext
+	eps                    map[string]*cachedMembers // episodes' members, by episode id
 	adj                    map[string]*cachedAdj
 	stateOf                map[string]*cachedState // states of memories not in mems, for total recall's walk
 	// entries are the explorer's nodes with their edges by uid (any node, not only memories),
@@ -65,6 +66,15 @@ type cachedMemory struct {
 	doc  memDoc
 	m    *domain.Memory // node.build(doc)
 	size int
+}
+
+// cachedMembers are the member ids of an episode (domain.EpisodeMemberReader), in no order.
+type cachedMembers struct {
+	uid     string
+	kind    string
+	scope   string
+	members []string
+	size    int
 }
 
 type cachedContext struct {
@@ -101,7 +111,7 @@ func newReadCache(budget int) *readCache {
 	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
 		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
-		entries: map[string]*xEntry{}}
+		entries: map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
 }
 
 // begin starts a read; the epoch it returns is passed to the fills and to end.
@@ -184,6 +194,7 @@ type sized interface {
 	walk() bool
 }
 
+func (cm *cachedMembers) walk() bool { return false }
 func (cm *cachedMemory) walk() bool  { return false }
 func (cc *cachedContext) walk() bool { return false }
 func (ca *cachedAdj) walk() bool     { return true }
@@ -198,12 +209,14 @@ func (c *readCache) usedBy(walk bool) *int {
 	return &c.used
 }
 
+func (cm *cachedMembers) bytes() int { return cm.size }
 func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
 func (ca *cachedAdj) bytes() int     { return 96 + 64*len(ca.edges) } // edges are never changed once cached
 func (cs *cachedState) bytes() int   { return stateSize }
 func (xe *xEntry) bytes() int        { return xe.size }
 
+func (cm *cachedMembers) nodeUID() string { return cm.uid }
 func (cm *cachedMemory) nodeUID() string  { return cm.uid }
 func (cc *cachedContext) nodeUID() string { return cc.uid }
 func (ca *cachedAdj) nodeUID() string     { return ca.uid }
@@ -276,6 +289,30 @@ func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.ctxs, e, id, cc.uid, cc, true)
+}
+
+// episodeMembers returns the cached members of the episodes among ids (shared: callers only read
+// them) and the ids it does not hold.
+func (c *readCache) episodeMembers(ids []string) (map[string]*cachedMembers, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hit := make(map[string]*cachedMembers, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if cm := c.eps[id]; cm != nil {
+			hit[id] = cm
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return hit, miss
+}
+
+func (c *readCache) fillMembers(e uint64, id string, cm *cachedMembers) {
+	cm.size = 128 + 48*len(cm.members)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fillLocked(c, c.eps, e, id, cm.uid, cm, true)
 }
 
 // adjacency returns the cached associations of ids (shared: callers only read them) and the ids
@@ -425,9 +462,10 @@ func (c *readCache) makeRoom(walk bool, size int) {
 				dropEntry(c, c.entries, u) // by uid: nothing of it in uids
 				break
 			}
-		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0) {
+		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0 || len(c.eps) > 0) {
 			evictOne(c, c.mems)
 			evictOne(c, c.ctxs)
+			evictOne(c, c.eps)
 		} else {
 			return
 		}
@@ -445,7 +483,7 @@ func evictOne[T sized](c *readCache, m map[string]T) {
 
 // forgetIfBare forgets the node uid of memory id once nothing of it is cached. Under c.mu.
 func (c *readCache) forgetIfBare(id, uid string) {
-	if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
+	if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil && c.eps[id] == nil {
 		delete(c.uids, uid)
 	}
 }
@@ -592,6 +630,7 @@ func (c *readCache) written(sets, dels []map[string]any) {
 		if ch.dropCtx {
 			dropEntry(c, c.ctxs, id)
 			dropEntry(c, c.adj, id)
+			dropEntry(c, c.eps, id)
 		}
 		if _, ok := ch.patch["mem.state"]; ok || ch.dropMem {
 			dropEntry(c, c.stateOf, id)
@@ -637,6 +676,7 @@ func (c *readCache) clear() {
 	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
 	c.adj, c.stateOf = map[string]*cachedAdj{}, map[string]*cachedState{}
 	c.entries = map[string]*xEntry{}
+	c.eps = map[string]*cachedMembers{}
 	c.persons = map[string][]string{}
 	c.used, c.walkUsed = 0, 0
 }

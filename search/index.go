@@ -442,6 +442,11 @@ func (i *Index) Watermark() (uint64, error) {
 	return i.watermark.Load(), nil
 }
 
+// Applied is the watermark of what the writer has applied, without waiting for what is queued:
+// a reader that searches with NoWait knows from it that the documents of the events up to it
+// are in.
+func (i *Index) Applied() uint64 { return i.watermark.Load() }
+
 // SetWatermark sets seq as the watermark. It is queued like Queue's documents, rides in the
 // writer's next batch together with the documents queued before it (it never ends the writer's
 // wait for more), and costs nothing when seq is already the watermark. It is refused once a

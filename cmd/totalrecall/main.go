@@ -39,6 +39,7 @@ Usage:
                       [--auth] [--insecure]           require API keys; serve off loopback without them
                       [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
                       [--shutdown-timeout 30s]        limits and timeouts: see serve --help, docs/security.md
+                      [--synapse-… ]                  the rules connecting stored memories (docs/synapse.md)
                       [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
@@ -62,7 +63,8 @@ Usage:
   totalrecall fork    [--server URL] [--scope ID] --query TEXT   the past agent turns most relevant to a new session
                                                       (without --scope: of every scope with agent sessions)
   totalrecall embed   --scope ID (--embed-url URL --embed-model M | --server URL)   give memories vectors
-  totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
+  totalrecall eval locomo [--via store] DIR           evidence recall@k on LoCoMo conversations (--via store:
+                                                      also every turn through storeMemory, beside the import)
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
   totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
@@ -279,6 +281,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	registerLivingFlags(fs, &sf.living)
+	registerSynapseFlags(fs, &sf.living.Synapse)
 	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
 	sf.expose.register(fs)

@@ -13,9 +13,11 @@ import (
 	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
-// The event subscriptions of seed 000: which context consumes which events (and so records a
-// touch on them). Salience, the Synapse's reclassification updates and the Subconscious consume
-// through the living memory's consumers (living_consumers.go), which record their own touches.
+// The event subscriptions of seed 000 kept by touches alone: the Synapse consumes MemoryStored
+// and MemoryClaimed through its consumer (synapse.go) where the store can hold what it makes;
+// over a store that cannot, it still records that it saw them. Salience and the Subconscious
+// consume through the living memory's consumers (living_consumers.go), which record their own
+// touches.
 var subscriptions = map[string][]domain.EventType{
 	domain.CtxSynapse: {domain.EvMemoryStored, domain.EvMemoryClaimed},
 }
@@ -178,6 +180,11 @@ func (c *Cortex) startConsumers(ctx context.Context) {
 	}
 	for name, types := range subscriptions {
 		name, types := name, types
+		if _, synapse := c.store.(domain.SynapseStore); synapse && name == domain.CtxSynapse {
+			if _, living := c.store.(domain.LivingStore); living {
+				continue
+			}
+		}
 		run(name, func(ctx context.Context, evs []*domain.Event) error {
 			for _, e := range evs {
 				for _, t := range types {

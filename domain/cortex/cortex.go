@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -64,7 +65,9 @@ type Cortex struct {
 	endingOnce    sync.Once
 	shutdownStart time.Time
 	shutdownTC    domain.TransactionContext
-	story         *storyPart
+	// lastStore is when a mind last stored memories (Unix ns): the Synapse waits while they come.
+	lastStore atomic.Int64
+	story     *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -353,6 +356,7 @@ func (c *Cortex) StoreMemories(ctx context.Context, ins []hippocampus.StoreInput
 }
 
 func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput, meta Meta, op string) ([]*domain.Memory, error) {
+	c.lastStore.Store(time.Now().UnixNano())
 	tc, err := c.open(meta)
 	if err != nil {
 		return nil, err
@@ -369,6 +373,10 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	events = append(events, cmd)
 	for _, in := range ins {
 		m, ev := c.hippo.Form(in, cmd.Context)
+		if meta.SessionID != "" {
+			// The session the mind named: the Synapse chains and groups the memories of a session.
+			ev.Payload["sessionId"] = meta.SessionID
+		}
 		events = append(events, ev)
 		ms = append(ms, m)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/domain/salience"
 	"github.com/totalrecall/totalrecall/domain/subconscious"
+	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
 // LivingConfig configures the living memory: the salience rules, the Subconscious's timers and
@@ -19,8 +21,10 @@ import (
 type LivingConfig struct {
 	Salience     salience.Params
 	Subconscious subconscious.Config
-	SweepPage    int
-	SweepBatch   int
+	// Synapse are the rules by which stored memories are connected (docs/synapse.md).
+	Synapse    synapse.Params
+	SweepPage  int
+	SweepBatch int
 }
 
 // living is the Cortex's part of the living memory.
@@ -31,6 +35,11 @@ type living struct {
 	sweeper *salience.Sweeper
 	sub     *subconscious.Subconscious
 	pos     map[string]*consumerState
+	// synapse are the Synapse's rules; syn is the store's Synapse capability (nil: the Synapse
+	// consumer does not run).
+	synapse    synapse.Params
+	syn        domain.SynapseStore
+	synapseOff atomic.Bool
 }
 
 // startLiving starts the Salience and Subconscious consumers and the Subconscious's timers. A
@@ -45,8 +54,14 @@ func (c *Cortex) startLiving(ctx, bg context.Context, cfg LivingConfig) error {
 	if err := params.Validate(); err != nil {
 		return err
 	}
+	sp := cfg.Synapse.WithDefaults()
+	if err := sp.Validate(); err != nil {
+		return err
+	}
 	l := &living{store: ls, params: params, scorer: &salience.Scorer{Params: params, Now: c.now},
-		sweeper: &salience.Sweeper{Store: ls, Params: params, Now: c.now, PageSize: cfg.SweepPage, BatchSize: cfg.SweepBatch}}
+		sweeper: &salience.Sweeper{Store: ls, Params: params, Now: c.now, PageSize: cfg.SweepPage, BatchSize: cfg.SweepBatch},
+		synapse: sp}
+	l.syn, _ = c.store.(domain.SynapseStore)
 	l.sub = subconscious.New(c.store, ls, l.sweeper, c.now, cfg.Subconscious, c.logger)
 	c.living = l
 	c.accesses.scoring.Store(&accessScoring{store: ls, scorer: l.scorer})

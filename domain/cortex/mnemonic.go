@@ -162,8 +162,11 @@ func (c *Cortex) NewImport(ctx context.Context, scopeID, adapter string, m Meta)
 	if _, err := c.store.Scope(ctx, scopeID); err != nil {
 		return nil, err
 	}
+	former := ledger.NewFormer(scopeID, adapter, c.now)
+	// Consecutive events are chained by the rule that chains the memories of a session.
+	former.Temporal = c.SynapseParams().TemporalStrength
 	return &Importer{c: c, store: st, scope: scopeID, adapter: adapter, meta: m,
-		former: ledger.NewFormer(scopeID, adapter, c.now), start: time.Now(), entries: map[string]analysis.Entry{},
+		former: former, start: time.Now(), entries: map[string]analysis.Entry{},
 		res: &ImportResult{ScopeID: scopeID, Adapter: adapter, Problems: []domain.SourceProblem{}}}, nil
 }
 
@@ -626,6 +629,9 @@ func (c *Cortex) DefineEpisodes(ctx context.Context, scopeID string, in Definiti
 		return nil, err
 	}
 	now := tc.Timestamp
+	if synapseFormed(in.Name) {
+		return nil, domain.FieldErrorf("name", "%q names the episodes the Synapse forms as memories are stored; choose another name", in.Name)
+	}
 	def := &domain.EpisodeDefinition{ID: domain.DeriveID(scopeID, "episode-definition", in.Name), ScopeID: scopeID, Name: in.Name,
 		Channel: in.Channel, Strategy: in.Strategy, Config: cfg, Description: in.Description, CreatedAt: now, UpdatedAt: now}
 	if err := episodes.CheckDefinition(def); err != nil {
@@ -700,6 +706,9 @@ func (c *Cortex) ChunkEpisodes(ctx context.Context, scopeID, definition string, 
 	}
 	if def == nil {
 		return nil, domain.Errorf(domain.ENOTFOUND, "no episode definition named %q", definition)
+	}
+	if synapseFormed(def.Name) {
+		return nil, domain.FieldErrorf("definition", "the Synapse forms the episodes of %q as memories are stored: there is nothing to chunk", def.Name)
 	}
 	var items []episodes.Item
 	if def.Strategy.OverAgents() {
@@ -1305,4 +1314,9 @@ func (c *Cortex) embed(ctx context.Context, is domain.IngestStore, scopeID strin
 	}
 	c.log.Kick()
 	return len(ms), nil
+}
+
+// synapseFormed reports whether name is a definition the Synapse forms its episodes by.
+func synapseFormed(name string) bool {
+	return name == SynapseSessionDefinition || name == SynapseTimeGapDefinition
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/analysis"
 	"github.com/totalrecall/totalrecall/domain/timex"
 )
 
@@ -25,8 +26,8 @@ import (
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
 //	r(d)  = t(d) + Wn·n(d) + We·e(d)                          Wn = 0.5, We = 0.4
-//	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope),
-//	        else 1                                            Wp = 0.6
+//	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
+//	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
 //	        ("on 3 June, 2023", "in July 2023", "in 2022", "in June"), falling to 0 at a week
 //	        outside it                                        Wc = 1.0
@@ -292,7 +293,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			v += WNeighbour*nb + WEpisode*ep
 		}
 		if len(persons) > 0 {
-			if sp, _ := c.Memory.Metadata[domain.MetaSpeaker].(string); sp != "" && persons[strings.ToLower(sp)] {
+			if sp, _ := analysis.SpeakerOf(c.Memory); sp != "" && persons[strings.ToLower(sp)] {
 				v *= 1 + WPerson
 			}
 		}
