@@ -266,9 +266,10 @@ func recallCmd(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
 	server := serverFlag(fs)
 	scope := fs.String("scope", "", "with --query: the scope, id or name; unset: $TOTALRECALL_SCOPE")
-	query := fs.String("query", "", "recall from the best three results of this search")
+	query := fs.String("query", "", "recall from the best three memories this search finds by their words (or vectors)")
 	depth := fs.Int("depth", 0, "how many associations deep (0: the server's depth)")
 	wait := fs.Duration("wait", 10*time.Second, "how long to wait for the recollection (at most 60s)")
+	instance := fs.String("instance", "", "the mind instance the recollection is for: its notifications subscription receives it too")
 	asJSON := fs.Bool("json", false, "print JSON")
 	ids, err := parse(fs, args)
 	if err != nil {
@@ -286,12 +287,16 @@ func recallCmd(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rs, err := c.SearchMemory(ctx, sc.ID, *query, 3, false, nil)
+		rs, err := c.SearchMemory(ctx, sc.ID, *query, 10, false, nil)
 		if err != nil {
 			return err
 		}
+		// The memories found themselves, not the context a search brings with them (their
+		// episodes and neighbours): what those lead to is what a total recall is for.
 		for _, r := range rs {
-			ids = append(ids, r.Memory.ID)
+			if (r.Reason == "TEXT" || r.Reason == "VECTOR") && len(ids) < 3 {
+				ids = append(ids, r.Memory.ID)
+			}
 		}
 		if len(ids) == 0 {
 			return domain.Errorf(domain.ENOTFOUND, "nothing in scope %q matches %q to recall from", sc.Name, *query)
@@ -300,7 +305,7 @@ func recallCmd(ctx context.Context, args []string, out io.Writer) error {
 	if len(ids) == 0 {
 		return domain.FieldErrorf("id", "give the ids of the memories to recall from, or --query")
 	}
-	rec, err := c.TotalRecall(ctx, ids, *depth, "", *wait)
+	rec, err := c.TotalRecall(ctx, ids, *depth, *instance, *wait)
 	if err != nil {
 		return err
 	}
@@ -314,6 +319,14 @@ func recallCmd(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "total recall %s still runs after %s; follow it with the notifications subscription\n", rec.OriginRequestID, *wait)
 		return nil
 	}
-	fmt.Fprintf(out, "recalled %d memories, depth %d reached (request %s)\n", len(rec.Notification.Recalled), rec.Notification.DepthReached, rec.OriginRequestID)
+	n := len(rec.Notification.Recalled)
+	fmt.Fprintf(out, "recalled %d %s, depth %d reached (request %s)\n", n, plural(n, "memory", "memories"), rec.Notification.DepthReached, rec.OriginRequestID)
 	return rankedTable(out, rec.Notification.Recalled, true)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -207,7 +207,7 @@ func TestCLIAgainstServer(t *testing.T) {
 	s.ok(t, `mutation($a: ID!, $b: ID!) { associateMemories(input: {sourceId: $a, targetId: $b, type: CAUSAL, strength: 0.9}) { strength } }`,
 		map[string]any{"a": m.ID, "b": second}, nil)
 	out, stderr, code = runBin(t, "", nil, "recall", srv, m.ID)
-	if code != 0 || !strings.HasPrefix(out, "recalled 1 memories, depth 1 reached (request ") ||
+	if code != 0 || !strings.HasPrefix(out, "recalled 1 memory, depth 1 reached (request ") ||
 		!regexp.MustCompile(`(?m)^1 +\d\.\d{3} +`+second+` +ACTIVE_CONTEXT +The index is derived`).MatchString(out) {
 		t.Fatalf("recall (%d):\n%s%s", code, out, stderr)
 	}
