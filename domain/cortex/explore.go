@@ -38,6 +38,9 @@ func (c *Cortex) Neighborhood(ctx context.Context, in NeighborhoodInput) (*domai
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, in.ScopeID); err != nil {
+		return nil, err
+	}
 	if len(in.Seeds) > domain.MaxNeighborhoodSeeds {
 		return nil, domain.FieldErrorf("seeds", "at most %d seeds", domain.MaxNeighborhoodSeeds)
 	}
@@ -90,6 +93,18 @@ func (c *Cortex) Path(ctx context.Context, fromID, toID string, maxDepth *int) (
 	if err := domain.CheckID("toId", toID); err != nil {
 		return nil, err
 	}
+	if restricted(ctx) {
+		// The ends must lie in a scope the key may read; one that does not is not found.
+		for _, end := range []struct{ field, id string }{{"fromId", fromID}, {"toId", toID}} {
+			m, err := c.store.Memory(ctx, end.id)
+			if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+				return nil, err
+			}
+			if m == nil || !readable(ctx, m.ScopeID) {
+				return nil, &domain.Error{Code: domain.ENOTFOUND, Field: end.field, Message: fmt.Sprintf("memory %s not found", end.id)}
+			}
+		}
+	}
 	d := domain.DefaultPathDepth
 	if maxDepth != nil {
 		if *maxDepth < 1 || *maxDepth > domain.MaxPathDepth {
@@ -122,6 +137,9 @@ func (c *Cortex) GraphNode(ctx context.Context, scopeID, id string) (*GraphNodeD
 		return nil, err
 	}
 	if err := domain.CheckID("id", id); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	ge, err := c.explorer()
@@ -190,6 +208,9 @@ func (c *Cortex) GraphNode(ctx context.Context, scopeID, id string) (*GraphNodeD
 // what the exports write. Errors: INVALID_ARGUMENT, NOT_FOUND, and those of nodes and edges.
 func (c *Cortex) ScopeGraph(ctx context.Context, scopeID string, nodes func([]*domain.GraphNode) error, edges func([]*domain.GraphEdge) error) error {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return err
 	}
 	ge, err := c.explorer()

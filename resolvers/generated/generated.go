@@ -5388,7 +5388,7 @@ extend type Query {
   edge kinds (ASSOCIATION, EPISODE_MEMBER, FACET, REFERENCE, CONSOLIDATION); every edge when
   omitted. minStrength (0..1) leaves out weaker associations; no floor unless asked.
 
-  Errors: INVALID_ARGUMENT, NOT_FOUND.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, FORBIDDEN.
 
   ` + "`" + `` + "`" + `` + "`" + `graphql
   { neighborhood(scopeId: "SCOPE_ID", seeds: ["MEMORY_ID"], depth: 2, types: ["THEMATIC", "EPISODE_MEMBER"], limit: 100) {
@@ -5417,7 +5417,7 @@ extend type Query {
   One node of the scope's graph with its record, for a person looking at it: loading it records
   no retrieval (unlike memory). Null when the scope has no node with that id.
 
-  Errors: INVALID_ARGUMENT.
+  Errors: INVALID_ARGUMENT, FORBIDDEN.
 
   ` + "`" + `` + "`" + `` + "`" + `graphql
   { graphNode(scopeId: "SCOPE_ID", id: "MEMORY_ID") {
