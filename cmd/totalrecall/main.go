@@ -31,8 +31,12 @@ const usage = `totalrecall — a graph-native memory server for minds
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
                       [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
-                      [--cache-mb 64]                 read cache, embedded store: MiB for records and as
-                                                      many for total recall's walk (0: off)
+                      [--memory-limit 1GiB]           memory budget (at least 256MiB): the engine's caches,
+                                                      the read cache, the index's id cache, the event log's
+                                                      window and the Go heap's soft limit are sized from it
+                      [--cache-mb N]                  read cache, embedded store: MiB for records and as
+                                                      many for total recall's walk (0: off; default: a
+                                                      sixteenth of --memory-limit each)
                       [--no-warm]                     do not fill the read cache from the graph at start
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
@@ -129,8 +133,10 @@ type storeFlags struct {
 	digest digestSchedule
 	// mnemonic names the models of ingest, analysis and hybrid search (mnemonic.go).
 	mnemonic cortex.MnemonicConfig
-	// cache is the embedded engine's read cache budget.
+	// cache is the embedded engine's read cache budget (when set, it overrides the memory budget's).
 	cache cacheFlag
+	// memory is --memory-limit: the budget the caches are sized from (budget.go).
+	memory memoryLimitFlag
 	// noWarm leaves the read cache to fill as reads come (serve warms it at start).
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
@@ -160,18 +166,20 @@ func (c *cacheFlag) Set(s string) error {
 	return nil
 }
 
-// options are the store options the flags ask for.
-func (c cacheFlag) options() []graph.Option {
-	if c.bytes == 0 {
-		return nil
-	}
-	return []graph.Option{graph.WithReadCache(c.bytes)}
-}
-
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
-	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off)")
+	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit)")
+	fs.Var(&f.memory, "memory-limit", "memory budget of the process, e.g. 512MiB or 2GiB: the engine's caches, the read cache, the index's id cache, the event log's window and the Go heap's soft limit are sized from it")
+}
+
+// budget is the memory budget the flags ask for; --cache-mb, when given, sets the read cache's.
+func (f *storeFlags) budget() memoryBudget {
+	b := budgetFor(f.memory.limit())
+	if f.cache.bytes != 0 {
+		b.ReadCache = max(f.cache.bytes, 0)
+	}
+	return b
 }
 
 // paths returns the store URI to open and the index folder.
@@ -203,7 +211,8 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts := f.cache.options()
+	b := f.budget()
+	opts := []graph.Option{graph.WithEngineMemory(b.Engine), graph.WithReadCache(b.ReadCache)}
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
@@ -211,12 +220,13 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	idx, err := search.Open(idxDir)
+	idx, err := search.Open(idxDir, search.WithIDCache(b.IndexIDs))
 	if err != nil {
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic})
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now,
+		Mnemonic: f.mnemonic, EventWindow: b.EventWindow})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -242,6 +252,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve --max-content-bytes: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	b := sf.budget()
+	b.applyGoLimit()
+	b.log(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveOn(ctx, sf, *addr, stdout, logger, nil)
