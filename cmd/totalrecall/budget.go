@@ -165,4 +165,3 @@ func formatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
-
