@@ -104,7 +104,7 @@ func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
 		}
 		return nil, fmt.Errorf("embedded store %s: %w", abs, err)
 	}
-	e := &embeddedBackend{engine: eng, ns: eng.GetDefaultNamespace()}
+	e := &embeddedBackend{engine: eng, ns: eng.GetDefaultNamespace(), oracleAhead: true}
 	e.reading = map[uint64]int{}
 	e.discardStop = make(chan struct{})
 	e.discardDone = make(chan struct{})
@@ -127,11 +127,20 @@ func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
 // commit's timestamp, the one reads use. Reads at an earlier timestamp (in flight while a list is
 // rolled up) find the complete list above them and read the deltas beneath, which stay.
 
+// rollupMinDeltas is how many deltas a read must find on a list for the list to be rolled up.
+// Dgraph hands the rollups every key each commit writes, and every list a read finds with a
+// delta; most keys a store writes are a new node's values, written once, and a list of one delta
+// rolled up is the same list written twice (a quarter of the allocations of single commits went
+// to it). Lists are rolled up when reads find several deltas on them, a scope's index lists and
+// the other hot lists, and a list the posting cache holds when it reaches 500 (Dgraph's own rule).
+const rollupMinDeltas = 8
+
 // startRollups starts the engine's rollups; under the store's write lock, after a commit.
 func (e *embeddedBackend) startRollups() {
 	if e.rollups != nil {
 		return
 	}
+	posting.RollupOnCommit, posting.RollupMinDeltas = false, rollupMinDeltas
 	e.rollups = z.NewCloser(1)
 	go posting.IncrRollup.Process(e.rollups, func(bool) uint64 { return e.readTs.Load() })
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/dgraph-io/dgo/v250/protos/api"
 	gojson "github.com/goccy/go-json"
 	"github.com/hypermodeinc/dgraph/v25/edgraph"
+	"github.com/hypermodeinc/dgraph/v25/posting"
 	"github.com/hypermodeinc/dgraph/v25/x"
 	"github.com/hypermodeinc/modusgraph"
 
@@ -195,25 +196,36 @@ type embeddedBackend struct {
 	// life keeps reads off a closed engine: reads hold it shared, close exclusively.
 	life   sync.RWMutex
 	closed bool
+	// oracleAhead is set while Dgraph's oracle holds a timestamp of an engine opened before this
+	// one in the process (see advance; under the store's write lock).
+	oracleAhead bool
 	engineUpkeep
 }
 
 // advance moves reads to the engine's newest timestamp. Under the store's write lock (or before
 // the store is shared), after a commit, schema change or drop.
 //
-// The timestamp is the engine's own, read back as the start timestamp modusGraph gives a query
-// (its zero's newest), and not Dgraph's oracle: the oracle is one per process and never goes
-// back, so after an engine was closed and another opened in the same process (a restart in
-// process, the tests) its MaxAssigned is the old engine's last timestamp, ahead of every
-// timestamp the new engine hands out for a while. Reads at it saw the writes of commits still
-// being applied — part of a commit — wherever the engine read a posting list from Badger rather
-// than from its cache, which holds only what commits finished.
+// The timestamp is the engine's own. Dgraph's oracle, which modusGraph's zero tells of every
+// timestamp it hands out, holds it too (MaxAssigned), but the oracle is one per process and never
+// goes back: after an engine was closed and another opened in the same process (a restart in
+// process, the tests), MaxAssigned is the old engine's last timestamp, ahead of every timestamp
+// the new engine hands out for a while. Reads at it saw the writes of commits still being applied
+// — part of a commit — wherever the engine read a posting list from Badger rather than from its
+// cache, which holds only what commits finished. While the oracle is ahead, the engine's
+// timestamp is read back as the start timestamp modusGraph gives a query; once the engine's
+// timestamps pass the old ones, the oracle follows them and is read instead.
 func (e *embeddedBackend) advance() error {
+	if !e.oracleAhead {
+		e.readTs.Store(posting.Oracle().MaxAssigned())
+		return nil
+	}
 	resp, err := e.ns.Query(context.Background(), `{ q(func: uid(0x1)) { uid } }`)
 	if err != nil {
 		return err
 	}
-	e.readTs.Store(resp.GetTxn().GetStartTs())
+	ts := resp.GetTxn().GetStartTs()
+	e.readTs.Store(ts)
+	e.oracleAhead = ts != posting.Oracle().MaxAssigned()
 	return nil
 }
 

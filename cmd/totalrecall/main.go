@@ -52,6 +52,9 @@ Usage:
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench scale [-n 1000000] [-at 100000] [-memory-limit 1GiB]
+                                                      load a LoCoMo-like corpus into a serve process and
+                                                      measure memory, disk, restart and latency at each size
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -86,6 +89,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "bench":
 		if len(args) > 1 && args[1] == "living" {
 			return benchLiving(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "scale" {
+			return benchScale(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":

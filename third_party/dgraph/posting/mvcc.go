@@ -74,6 +74,15 @@ var (
 
 var MemLayerInstance *MemoryLayer
 
+// The rollups' policy. RollupOnCommit hands every key a commit wrote to the rollups; a process
+// that writes many new keys once each (an embedded engine taking one memory per commit) turns it
+// off, and a list is then rolled up when a read finds RollupMinDeltas deltas or more on it (a
+// list of one delta rolled up is the same list written twice).
+var (
+	RollupOnCommit  = true
+	RollupMinDeltas = 1
+)
+
 func init() {
 	x.AssertTrue(len(IncrRollup.priorityKeys) == 2)
 	for i := range IncrRollup.priorityKeys {
@@ -281,6 +290,9 @@ func (txn *Txn) CommitToDisk(writer *TxnWriter, commitTs uint64) error {
 	}
 
 	defer func() {
+		if !RollupOnCommit {
+			return
+		}
 		// Add these keys to be rolled up after we're done writing. This is the right place for them
 		// to be rolled up, because we just pushed these deltas over to Badger.
 		for _, key := range keys {
@@ -673,7 +685,7 @@ func ReadPostingList(key []byte, it *badger.Iterator) (*List, error) {
 	// We use the following block of code to trigger incremental rollup on this key.
 	deltaCount := 0
 	defer func() {
-		if deltaCount > 0 {
+		if deltaCount >= RollupMinDeltas {
 			// If deltaCount is high, send it to high priority channel instead.
 			if deltaCount > 500 {
 				IncrRollup.addKeyToBatch(key, 0)

@@ -323,7 +323,7 @@ func (o *oracle) ProcessDelta(delta *pb.OracleDelta) {
 	defer o.Unlock()
 	for _, status := range delta.Txns {
 		txn := o.pendingTxns[status.StartTs]
-		if txn != nil && status.CommitTs > 0 {
+		if txn != nil && status.CommitTs > 0 && RollupOnCommit {
 			for k := range txn.cache.deltas {
 				IncrRollup.addKeyToBatch([]byte(k), 0)
 			}
