@@ -56,16 +56,16 @@ type scaleFigures struct {
 // rawScale are the raw baselines of one size, measured by a process of their own on the same data
 // folder while the server is stopped.
 type rawScale struct {
-	Open                     time.Duration // the engine and the Bleve index opened, nothing else
-	SearchP50, SearchP99     time.Duration // raw Bleve top-10 of the same queries
-	IndexP50, IndexP99       time.Duration // the index's query alone, as resonate asks it
-	RecurseP50, RecurseP99   time.Duration // raw DQL @recurse depth 3 from the same sources
-	RecurseNodes             int
-	SweepRate                float64 // the sweep's reads alone, memories/s
-	DigestRate               float64 // the digest's refgraph reads alone, nodes/s
-	Commits                  float64 // raw single-mutation commits/s
-	EngineBulk               float64 // bare memory nodes, 1,000 per commit, /s
-	Peak                     procMemory
+	Open                   time.Duration // the engine and the Bleve index opened, nothing else
+	SearchP50, SearchP99   time.Duration // raw Bleve top-10 of the same queries
+	IndexP50, IndexP99     time.Duration // the index's query alone, as resonate asks it
+	RecurseP50, RecurseP99 time.Duration // raw DQL @recurse depth 3 from the same sources
+	RecurseNodes           int
+	SweepRate              float64 // the sweep's reads alone, memories/s
+	DigestRate             float64 // the digest's refgraph reads alone, nodes/s
+	Commits                float64 // raw single-mutation commits/s
+	EngineBulk             float64 // bare memory nodes, 1,000 per commit, /s
+	Peak                   procMemory
 }
 
 // rawJob is what the raw process measures.
