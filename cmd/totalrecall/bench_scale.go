@@ -202,6 +202,7 @@ func benchScale(args []string, stdout io.Writer) error {
 			job.Messages = append(job.Messages, v.message(rng))
 		}
 		// --- stop, the raw baselines on the same folder, restart ---
+		fmt.Fprintf(os.Stderr, "%s stop, raw baselines, restart at %d\n", time.Now().Format("15:04:05"), size)
 		if err := srv.stop(); err != nil {
 			f.Stopped = err.Error()
 		} else {
@@ -242,6 +243,10 @@ func readFile(path string) string {
 // measureScale times the server's calls over HTTP at its current size.
 func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, f *scaleFigures,
 	stores, warmup, queries, resonates, recalls int, pace time.Duration) error {
+	phase := func(name string) {
+		fmt.Fprintf(os.Stderr, "%s %s at %d\n", time.Now().Format("15:04:05"), name, f.Size)
+	}
+	phase("storeMemory")
 	t0 := time.Now()
 	for range stores {
 		if err := c.store(scope, v.sentence(rng)); err != nil {
@@ -262,6 +267,7 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 		return ids, err
 	}
 	var pool []string
+	phase("searchMemory")
 	for range warmup {
 		ids, err := search(v.query(rng))
 		if err != nil {
@@ -280,6 +286,7 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.SearchP50, f.SearchP99 = pct(lat, 50), pct(lat, 99)
 	lat = lat[:0]
+	phase("resonate")
 	for range resonates {
 		t0 := time.Now()
 		if err := c.do(`query($s: ID!, $m: String!) { resonate(scopeId: $s, message: $m) { score memory { id content tier } } }`,
@@ -297,11 +304,13 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	for range recalls {
 		f.sources = append(f.sources, pool[rng.IntN(len(pool))])
 	}
+	phase("total recall")
 	loop, err := benchRecallLoopFrom(c, addr, scope, f.sources)
 	if err != nil {
 		return err
 	}
 	f.RecallP50, f.RecallP99 = pct(loop, 50), pct(loop, 99)
+	phase("decay sweep")
 	var sw struct {
 		DecaySweep struct{ MemoriesEvaluated int }
 	}
@@ -311,6 +320,7 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.SweepEvaluated = sw.DecaySweep.MemoriesEvaluated
 	f.SweepRate = float64(f.SweepEvaluated) / time.Since(t0).Seconds()
+	phase("digest")
 	var dg struct {
 		RunDigest struct{ Evaluated int }
 	}
