@@ -53,7 +53,8 @@ type Store struct {
 	cacheBytes int
 	// engineMem sizes the embedded engine's caches and memtables (WithEngineMemory).
 	engineMem EngineMemory
-	recorder  *Recorder // WithRecorder
+	recorder  *Recorder   // WithRecorder
+	hooks     CommitHooks // WithCommitHooks
 
 	closeOnce sync.Once
 }

@@ -119,7 +119,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if len(pool) < 2 || floor >= best {
 		floor = 0
 	}
-	// Every hit's text score, normalised by the best.
+	// Every hit's text score, min–max normalised over the pool.
 	nSeeds := min(len(all), max(SeedSize, 2*limit))
 	textOf := newTextScores(all[:nSeeds], windowHits, all[nSeeds:], best, floor)
 	var seeds []string
