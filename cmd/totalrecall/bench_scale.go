@@ -219,7 +219,8 @@ func benchScale(args []string, stdout io.Writer) error {
 		c = client(srv.addr)
 		f.Ready = srv.ready
 		for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
-			if strings.Count(readFile(logPath), "read cache warm") >= 2*len(all) {
+			// One warm-up a start: the first start's, and one after each size's restart.
+			if strings.Count(readFile(logPath), "read cache warm") >= 1+len(all) {
 				break
 			}
 		}
@@ -583,6 +584,10 @@ func printScale(w io.Writer, all []*scaleFigures) {
 		func(f *scaleFigures) string { return fmt.Sprintf("%.0f/s the sweep's reads alone", f.Raw.SweepRate) })
 	row("digest propose pass, artifacts/s", func(f *scaleFigures) string { return fmt.Sprintf("%.0f/s", f.DigestRate) },
 		func(f *scaleFigures) string { return fmt.Sprintf("%.0f/s the pass's reads alone", f.Raw.DigestRate) })
+	row("  memories the sweep evaluated", func(f *scaleFigures) string { return strconv.Itoa(f.SweepEvaluated) },
+		func(*scaleFigures) string { return "" })
+	row("  artifacts the digest evaluated", func(f *scaleFigures) string { return strconv.Itoa(f.DigestEvaluated) },
+		func(*scaleFigures) string { return "" })
 	row("server on SIGTERM", func(f *scaleFigures) string { return f.Stopped },
 		func(f *scaleFigures) string { return "" })
 }
