@@ -561,6 +561,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 				t.rendered[i] = renderEvent(ev)
 			}
 			t.set(eventJSON(uid, ev, t.rendered[i]))
+			if n := noticeJSON(i, ev); n != nil {
+				t.set(n)
+			}
 			if len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}

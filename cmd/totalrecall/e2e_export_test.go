@@ -633,7 +633,7 @@ func keys[V any](m map[string]V) []string {
 func compareNodes(t *testing.T, before, after map[string]*node, preexisting map[string]bool, head, srcSeq uint64) {
 	t.Helper()
 	type seqPair struct{ old, new float64 }
-	var seqs, consumers []seqPair
+	var seqs, consumers, notices []seqPair
 	compared := 0
 	for k, b := range before {
 		if b.Key == "tr.id=counter:events" {
@@ -662,6 +662,11 @@ func compareNodes(t *testing.T, before, after map[string]*node, preexisting map[
 			consumers = append(consumers, seqPair{bs["consumer.seq"].(float64), as["consumer.seq"].(float64)})
 			bs, as = without(bs, "consumer.seq"), without(as, "consumer.seq")
 		}
+		if b.Kind == "Notice" {
+			// A queued notice names its notification's Seq, which moved with the events.
+			notices = append(notices, seqPair{bs["notice.seq"].(float64), as["notice.seq"].(float64)})
+			bs, as = without(bs, "notice.seq"), without(as, "notice.seq")
+		}
 		if !reflect.DeepEqual(bs, as) {
 			bj, _ := json.Marshal(bs)
 			aj, _ := json.Marshal(as)
@@ -688,6 +693,13 @@ func compareNodes(t *testing.T, before, after map[string]*node, preexisting map[
 		i := sort.Search(len(seqs), func(i int) bool { return seqs[i].old > c.old }) - 1
 		if i < 0 || c.new != c.old+seqs[i].new-seqs[i].old {
 			t.Errorf("consumer watermark %v became %v", c.old, c.new)
+		}
+	}
+	for _, n := range notices {
+		// Exactly where its notification went.
+		i := sort.Search(len(seqs), func(i int) bool { return seqs[i].old >= n.old })
+		if i == len(seqs) || seqs[i].old != n.old || seqs[i].new != n.new {
+			t.Errorf("a notice of the event of Seq %v names Seq %v after the import", n.old, n.new)
 		}
 	}
 	if len(seqs) == 0 || seqs[len(seqs)-1].old != float64(srcSeq) {

@@ -872,6 +872,7 @@ func openStack(t *testing.T, sf storeFlags) (*graph.Store, *search.Index, *corte
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { sf.unlockData() })
 	t.Cleanup(func() { st.Close() })
 	t.Cleanup(func() { idx.Close() })
 	t.Cleanup(func() { cx.Close() })

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/totalrecall/totalrecall/cli"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
@@ -42,23 +43,24 @@ Usage:
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
-  totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
-  totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
+  totalrecall export  [--store URI | --server URL] [--out FILE]   dump the whole graph as JSON Lines (ids preserved)
+  totalrecall import dump [--store URI | --server URL] FILE|-     load an export (once; the store may hold other scopes)
   totalrecall import journal [--server URL | --store URI] --scope ID DIR
                                                       MEMORY.md and memory/*.md as knowledge pages (idempotent)
   totalrecall story   consolidate|show [--server URL | --store URI] --scope ID
                                                       write the next chapter now / print the story
-  totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
+  totalrecall import locomo|events|agents [--store URI | --server URL] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
                                                       agent transcripts (idempotent; run again to resume)
-  totalrecall analyze --scope ID --type NAME          run an analysis on episodes (persons, entities, topics,
+  totalrecall analyze [--server URL] --scope ID --type NAME   run an analysis on episodes (persons, entities, topics,
                                                       file_references, dates; llm with --llm-url)
-  totalrecall fork    [--scope ID] --query TEXT       the past agent turns most relevant to a new session
+  totalrecall fork    [--server URL] [--scope ID] --query TEXT   the past agent turns most relevant to a new session
                                                       (without --scope: of every scope with agent sessions)
-  totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
+  totalrecall embed   --scope ID (--embed-url URL --embed-model M | --server URL)   give memories vectors
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
   totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall bench scale [-n 1000000] [-at 100000] [-memory-limit 1GiB]
                                                       load a LoCoMo-like corpus into a serve process and
@@ -67,6 +69,8 @@ Usage:
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
 
+Clients of a running server (they never open a data folder):
+` + cli.Usage + `
 The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
 graph lives in PATH/graph, the search index in PATH/index); dgraph://HOST:PORT connects to a
 Dgraph cluster (options: ?sslmode=disable|require|verify-ca, apikey=... or bearertoken=...,
@@ -89,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
 	}
+	if cli.IsCommand(args[0]) {
+		return cli.Run(args, os.Stdin, stdout, stderr)
+	}
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
@@ -100,6 +107,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		if len(args) > 1 && args[1] == "scale" {
 			return benchScale(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "hook" {
+			return benchHook(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
@@ -232,6 +242,9 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := f.lockData(); err != nil {
+		return nil, nil, nil, err
+	}
 	b := f.budget()
 	opts := []graph.Option{graph.WithEngineMemory(b.Engine), graph.WithReadCache(b.ReadCache)}
 	if f.recorder != nil {
@@ -338,6 +351,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	cx.Close()
 	idx.Close()
 	st.Close()
+	sf.unlockData()
 	return nil
 }
 
@@ -369,6 +383,10 @@ func reindex(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Never the index of a server that runs: the folders are locked before anything is removed.
+	if err := sf.lockData(); err != nil {
+		return err
+	}
 	// Rebuilding is dropping the derived index and letting the Cortex catch up from the log.
 	if err := os.RemoveAll(idxDir); err != nil {
 		return err
@@ -392,11 +410,18 @@ func exportCmd(args []string, stdout io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("out", "-", "file to write (- for standard output)")
+	server := fs.String("server", "", "dump the graph of this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *server != "" {
+		return exportOverServer(*server, *out, stdout)
+	}
 	uri, _, err := sf.paths()
 	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -428,6 +453,7 @@ func importDump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("import dump", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
+	server := fs.String("server", "", "load the dump into this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -435,16 +461,6 @@ func importDump(args []string, stdout io.Writer) error {
 		return errors.New("import dump: give the dump file (or - for standard input)")
 	}
 	in := fs.Arg(0)
-	uri, _, err := sf.paths()
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	st, err := graph.Open(ctx, uri)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var r io.Reader = os.Stdin
 	if in != "-" {
 		f, err := os.Open(in)
@@ -454,6 +470,22 @@ func importDump(args []string, stdout io.Writer) error {
 		defer f.Close()
 		r = f
 	}
+	ctx := context.Background()
+	if *server != "" {
+		return importDumpOverServer(ctx, *server, r, stdout)
+	}
+	uri, _, err := sf.paths()
+	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
+		return err
+	}
+	st, err := graph.Open(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	n, err := st.Import(ctx, r)
 	if err != nil {
 		return err

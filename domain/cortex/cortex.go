@@ -54,6 +54,7 @@ type Cortex struct {
 	versions indexVersions
 	living   *living
 	mnemonic *mnemonic
+	beats    *beater
 	story    *storyPart
 
 	cancel context.CancelFunc
@@ -76,6 +77,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	c := &Cortex{store: cfg.Store, index: cfg.Index, now: cfg.Now, log: lg,
 		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index}, logger: cfg.Logger}
 	c.touches = newTouchRecorder(cfg.Store, cfg.Logger)
+	c.beats = &beater{c: c, pending: map[string]beat{}, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	c.accesses = newAccessRecorder(cfg.Store, c.log, cfg.Logger)
 	c.mnemonic = c.newMnemonic(cfg.Mnemonic)
 	if err := c.catchUp(ctx); err != nil {
@@ -95,6 +97,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 // Close stops the consumers and flushes pending touches and accesses. The store and index stay
 // open (their owner closes them).
 func (c *Cortex) Close() {
+	c.beats.close()
 	c.stopLiving()
 	c.accesses.close()
 	c.cancel()

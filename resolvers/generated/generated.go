@@ -466,8 +466,11 @@ type ComplexityRoot struct {
 		Heartbeat           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ImportData          func(childComplexity int, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) int
 		ImportJournal       func(childComplexity int, scopeID string, files []*model.JournalFileInput, sessionID *string) int
+		KeepAlive           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ReclassifyMemory    func(childComplexity int, input model.ReclassifyInput) int
+		RecordTurn          func(childComplexity int, input model.TurnInput) int
 		RemoveReference     func(childComplexity int, input model.ReferenceInput) int
+		ResolveScope        func(childComplexity int, scope string) int
 		RestoreKnowledge    func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreMemory       func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreSkill        func(childComplexity int, id string, requestID *string, sessionID *string) int
@@ -479,6 +482,8 @@ type ComplexityRoot struct {
 		SessionStart        func(childComplexity int, instanceID string, mindType string, scopeID string, requestID *string) int
 		StoreMemories       func(childComplexity int, inputs []*model.StoreMemoryInput, requestID *string, sessionID *string) int
 		StoreMemory         func(childComplexity int, input model.StoreMemoryInput) int
+		TakeNotifications   func(childComplexity int, instanceID string, scopeID string) int
+		TotalRecall         func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, waitSeconds *int, sessionID *string, requestID *string) int
 		TotalRecallAdvisory func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, sessionID *string, requestID *string) int
 		UpdateContext       func(childComplexity int, scopeID string, text string, capacity *int, sessionID *string, requestID *string) int
 		UpdateKernel        func(childComplexity int, kernelID string, content string, requestID *string) int
@@ -519,40 +524,42 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AgentSessions      func(childComplexity int, scopeID string) int
-		AnalysisRuns       func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
-		AnalysisTypes      func(childComplexity int, scopeID string) int
-		Associations       func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
-		DerivedView        func(childComplexity int, artifactID string) int
-		DigestReport       func(childComplexity int, id string) int
-		Episode            func(childComplexity int, id string) int
-		EpisodeDefinitions func(childComplexity int, scopeID string) int
-		Episodes           func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
-		Facets             func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
-		ForkContext        func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
-		History            func(childComplexity int, memoryID string) int
-		JournalGet         func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
-		Knowledge          func(childComplexity int, id string) int
-		KnowledgePages     func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
-		Memories           func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
-		Memory             func(childComplexity int, id string, sessionID *string, requestID *string) int
-		PendingNarrative   func(childComplexity int, scopeID string) int
-		PromptContext      func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
-		References         func(childComplexity int, artifactID string) int
-		Reflect            func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
-		Resonate           func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
-		Scope              func(childComplexity int, id string) int
-		Scopes             func(childComplexity int) int
-		SearchArtifacts    func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) int
-		SearchMemory       func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
-		Session            func(childComplexity int, instanceID string) int
-		Skill              func(childComplexity int, id string) int
-		Skills             func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
-		Story              func(childComplexity int, scopeID string) int
-		Trace              func(childComplexity int, requestID string) int
-		WorkingMemory      func(childComplexity int, scopeID string) int
-		WorkingState       func(childComplexity int, id string) int
-		WorkingStates      func(childComplexity int, scopeID string, first *int, after *string) int
+		AgentSessions       func(childComplexity int, scopeID string) int
+		AnalysisRuns        func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
+		AnalysisTypes       func(childComplexity int, scopeID string) int
+		Associations        func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
+		DerivedView         func(childComplexity int, artifactID string) int
+		DigestReport        func(childComplexity int, id string) int
+		Episode             func(childComplexity int, id string) int
+		EpisodeDefinitions  func(childComplexity int, scopeID string) int
+		Episodes            func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
+		Facets              func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
+		ForkContext         func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
+		History             func(childComplexity int, memoryID string) int
+		JournalGet          func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
+		Knowledge           func(childComplexity int, id string) int
+		KnowledgePages      func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
+		Memories            func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
+		Memory              func(childComplexity int, id string, sessionID *string, requestID *string) int
+		PendingNarrative    func(childComplexity int, scopeID string) int
+		PromptContext       func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
+		QueuedNotifications func(childComplexity int, instanceID string, scopeID string) int
+		References          func(childComplexity int, artifactID string) int
+		Reflect             func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
+		Resonate            func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
+		Scope               func(childComplexity int, id string) int
+		Scopes              func(childComplexity int) int
+		SearchArtifacts     func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) int
+		SearchMemory        func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
+		Session             func(childComplexity int, instanceID string) int
+		Skill               func(childComplexity int, id string) int
+		Skills              func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
+		Story               func(childComplexity int, scopeID string) int
+		StoryContext        func(childComplexity int, scopeID string, maxTokens *int) int
+		Trace               func(childComplexity int, requestID string) int
+		WorkingMemory       func(childComplexity int, scopeID string) int
+		WorkingState        func(childComplexity int, id string) int
+		WorkingStates       func(childComplexity int, scopeID string, first *int, after *string) int
 	}
 
 	RankedMemory struct {
@@ -564,6 +571,12 @@ type ComplexityRoot struct {
 		Score      func(childComplexity int) int
 		TextScore  func(childComplexity int) int
 		Via        func(childComplexity int) int
+	}
+
+	Recollection struct {
+		Declined        func(childComplexity int) int
+		Notification    func(childComplexity int) int
+		OriginRequestID func(childComplexity int) int
 	}
 
 	Reference struct {
@@ -594,6 +607,11 @@ type ComplexityRoot struct {
 		Memory               func(childComplexity int) int
 		Reasons              func(childComplexity int) int
 		StrongestAssociation func(childComplexity int) int
+	}
+
+	ResolvedScope struct {
+		Created func(childComplexity int) int
+		Scope   func(childComplexity int) int
 	}
 
 	Scope struct {
@@ -847,6 +865,11 @@ type MutationResolver interface {
 	ReclassifyMemory(ctx context.Context, input model.ReclassifyInput) (*domain.Memory, error)
 	DeleteMemory(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Memory, error)
 	AssociateMemories(ctx context.Context, input model.AssociateInput) (*domain.Association, error)
+	ResolveScope(ctx context.Context, scope string) (*model.ResolvedScope, error)
+	KeepAlive(ctx context.Context, instanceID string, mode *domain.SessionMode) (bool, error)
+	TakeNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
+	TotalRecall(ctx context.Context, sourceMemoryIds []string, maxDepth *int, instanceID *string, waitSeconds *int, sessionID *string, requestID *string) (*model.Recollection, error)
+	RecordTurn(ctx context.Context, input model.TurnInput) (*cortex.ImportResult, error)
 	SaveKnowledge(ctx context.Context, input model.SaveKnowledgeInput) (*domain.Artifact, error)
 	SaveSkill(ctx context.Context, input model.SaveSkillInput) (*domain.Artifact, error)
 	SaveWorkingState(ctx context.Context, input model.SaveWorkingStateInput) (*domain.Artifact, error)
@@ -884,6 +907,8 @@ type QueryResolver interface {
 	Associations(ctx context.Context, memoryID string, types []domain.AssociationType, minStrength *float64) ([]*domain.Association, error)
 	History(ctx context.Context, memoryID string) ([]*domain.Event, error)
 	Trace(ctx context.Context, requestID string) (*model.Trace, error)
+	QueuedNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
+	StoryContext(ctx context.Context, scopeID string, maxTokens *int) (*string, error)
 	Knowledge(ctx context.Context, id string) (*domain.Artifact, error)
 	KnowledgePages(ctx context.Context, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) (*model.KnowledgeConnection, error)
 	Skill(ctx context.Context, id string) (*domain.Artifact, error)
@@ -2853,6 +2878,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ImportJournal(childComplexity, args["scopeId"].(string), args["files"].([]*model.JournalFileInput), args["sessionId"].(*string)), true
+	case "Mutation.keepAlive":
+		if e.complexity.Mutation.KeepAlive == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_keepAlive_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.KeepAlive(childComplexity, args["instanceId"].(string), args["mode"].(*domain.SessionMode)), true
 	case "Mutation.reclassifyMemory":
 		if e.complexity.Mutation.ReclassifyMemory == nil {
 			break
@@ -2864,6 +2900,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ReclassifyMemory(childComplexity, args["input"].(model.ReclassifyInput)), true
+	case "Mutation.recordTurn":
+		if e.complexity.Mutation.RecordTurn == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordTurn_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RecordTurn(childComplexity, args["input"].(model.TurnInput)), true
 	case "Mutation.removeReference":
 		if e.complexity.Mutation.RemoveReference == nil {
 			break
@@ -2875,6 +2922,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.RemoveReference(childComplexity, args["input"].(model.ReferenceInput)), true
+	case "Mutation.resolveScope":
+		if e.complexity.Mutation.ResolveScope == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resolveScope_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ResolveScope(childComplexity, args["scope"].(string)), true
 	case "Mutation.restoreKnowledge":
 		if e.complexity.Mutation.RestoreKnowledge == nil {
 			break
@@ -2996,6 +3054,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.StoreMemory(childComplexity, args["input"].(model.StoreMemoryInput)), true
+	case "Mutation.takeNotifications":
+		if e.complexity.Mutation.TakeNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_takeNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.TakeNotifications(childComplexity, args["instanceId"].(string), args["scopeId"].(string)), true
+	case "Mutation.totalRecall":
+		if e.complexity.Mutation.TotalRecall == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_totalRecall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.TotalRecall(childComplexity, args["sourceMemoryIds"].([]string), args["maxDepth"].(*int), args["instanceId"].(*string), args["waitSeconds"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Mutation.totalRecallAdvisory":
 		if e.complexity.Mutation.TotalRecallAdvisory == nil {
 			break
@@ -3375,6 +3455,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.PromptContext(childComplexity, args["scopeId"].(string), args["maxMemories"].(*int), args["maxTokens"].(*int), args["includeStory"].(*bool), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.queuedNotifications":
+		if e.complexity.Query.QueuedNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_queuedNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.QueuedNotifications(childComplexity, args["instanceId"].(string), args["scopeId"].(string)), true
 	case "Query.references":
 		if e.complexity.Query.References == nil {
 			break
@@ -3491,6 +3582,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Story(childComplexity, args["scopeId"].(string)), true
+	case "Query.storyContext":
+		if e.complexity.Query.StoryContext == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storyContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.StoryContext(childComplexity, args["scopeId"].(string), args["maxTokens"].(*int)), true
 	case "Query.trace":
 		if e.complexity.Query.Trace == nil {
 			break
@@ -3584,6 +3686,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.RankedMemory.Via(childComplexity), true
+
+	case "Recollection.declined":
+		if e.complexity.Recollection.Declined == nil {
+			break
+		}
+
+		return e.complexity.Recollection.Declined(childComplexity), true
+	case "Recollection.notification":
+		if e.complexity.Recollection.Notification == nil {
+			break
+		}
+
+		return e.complexity.Recollection.Notification(childComplexity), true
+	case "Recollection.originRequestId":
+		if e.complexity.Recollection.OriginRequestID == nil {
+			break
+		}
+
+		return e.complexity.Recollection.OriginRequestID(childComplexity), true
 
 	case "Reference.createdAt":
 		if e.complexity.Reference.CreatedAt == nil {
@@ -3713,6 +3834,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ReflectionCandidate.StrongestAssociation(childComplexity), true
+
+	case "ResolvedScope.created":
+		if e.complexity.ResolvedScope.Created == nil {
+			break
+		}
+
+		return e.complexity.ResolvedScope.Created(childComplexity), true
+	case "ResolvedScope.scope":
+		if e.complexity.ResolvedScope.Scope == nil {
+			break
+		}
+
+		return e.complexity.ResolvedScope.Scope(childComplexity), true
 
 	case "Scope.agentKernel":
 		if e.complexity.Scope.AgentKernel == nil {
@@ -4535,6 +4669,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSaveWorkingStateInput,
 		ec.unmarshalInputSkillFilter,
 		ec.unmarshalInputStoreMemoryInput,
+		ec.unmarshalInputTurnInput,
 	)
 	first := true
 
@@ -4649,6 +4784,147 @@ func (ec *executionContext) introspectType(name string) (*introspection.Type, er
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/agents.graphqls", Input: `# The minds' adapters (seed 000: "Core provides the port. Adapter decides how."): what the MCP
+# server, the coding-agent hooks and the CLI's clients of a running server need beyond the core
+# operations — scopes named by name, each mind instance's queue of notifications, a total recall
+# that waits for its recollection, and the turns of a coding agent recorded as memories.
+
+"A scope named by id or by name, and whether naming it created it."
+type ResolvedScope {
+  scope: Scope!
+  "True when the name was unused and the scope was created with its kernels."
+  created: Boolean!
+}
+
+"The outcome of a total recall a mind waited for."
+type Recollection {
+  "The advisory's request id; trace(requestId) shows the whole chain."
+  originRequestId: ID!
+  "The recollection, when it arrived within the wait."
+  notification: TotalRecallNotification
+  "Why the Subconscious declined the recall (THROTTLED, SHUTTING_DOWN), when it did."
+  declined: String
+}
+
+"""
+A turn of a coding agent (Claude Code, Codex, ...) recorded as the session's memories in seed
+001's trimmed form: the prompt as one sent event and the final answer as one received event,
+in a thread per agent session, through the same path as importData(format: AGENT_SESSIONS) —
+idempotent on the ids, so recording a turn again, or importing the transcript later, adds
+nothing twice. A turn may be recorded in two calls, the prompt first and the answer later,
+when turnId names it.
+"""
+input TurnInput {
+  scopeId: ID!
+  "The agent's own session id (a hook's session_id)."
+  agentSessionId: String!
+  "The harness: claude-code, codex, ... (default agent)."
+  source: String
+  "The turn's id when the agent names one (Codex's turn_id); without it the answer's id names the turn."
+  turnId: String
+  "The user's prompt."
+  prompt: String
+  "The prompt's message id in the agent's transcript (default: derived from the turn, or the prompt)."
+  promptId: String
+  promptAt: Time
+  "The agent's final answer (tool calls and thinking left out)."
+  answer: String
+  "The answer's message id in the agent's transcript (default: derived from the turn, or the answer)."
+  answerId: String
+  answerAt: Time
+  model: String
+  "The folder the agent works in."
+  workspacePath: String
+  requestId: ID
+}
+
+extend type Query {
+  """
+  The notifications queued for a mind instance in a scope, oldest first (at most 100), without
+  handing them over. A notification for an instance is queued when it is published and leaves
+  the queue when takeNotifications, a push over MCP or a waiting totalRecall delivers it.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { queuedNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  queuedNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
+  """
+  A scope's story as a mind gets it where it starts (SessionContext.story): its newest chapters,
+  whole and in order, within maxTokens (bytes / 4; default the server's ` + "`" + `serve
+  --story-context-tokens` + "`" + `, at most 1,048,576); null before the first chapter. A coding agent's
+  session-start hook reads it when a session resumes or its context was compacted.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { storyContext(scopeId: "SCOPE_ID", maxTokens: 2000) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  storyContext(scopeId: ID!, maxTokens: Int): String
+}
+
+extend type Mutation {
+  """
+  The scope named by an id or by a name. An unused name creates the scope with its agent and
+  world kernels (concurrent calls with one new name create it once); of several scopes with the
+  name, the oldest is taken.
+  NOT_FOUND: an id of no scope.
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { resolveScope(scope: "my-project") { scope { id name } created } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  resolveScope(scope: String!): ResolvedScope!
+  """
+  A heartbeat that does not wait for its write (what a coding agent's hook sends with every
+  prompt): true at once when the instance has an active session, false when it has none (start
+  one); the beat — the last heartbeat, and the mode when given — is written moments later, as
+  heartbeat writes it.
+  Errors: INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { keepAlive(instanceId: "claude-1", mode: TASK) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  keepAlive(instanceId: ID!, mode: SessionMode): Boolean!
+  """
+  Hands over the notifications queued for a mind instance in a scope, oldest first (at most 100),
+  and clears them from the queue: two callers never both get one.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { takeNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  takeNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
+  """
+  Advises a total recall from the given memories (as totalRecallAdvisory) and waits up to
+  waitSeconds (default 10, at most 60) for the recollection, which it returns; a recollection
+  returned here leaves the instance's queue. Without an answer within the wait it returns the
+  origin request id alone, and the recollection follows over notifications.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { totalRecall(sourceMemoryIds: ["MEMORY_ID"], instanceId: "claude-1", waitSeconds: 10) {
+      originRequestId declined notification { depthReached recalled { depth memory { id content } } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  totalRecall(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, waitSeconds: Int, sessionId: ID, requestId: ID): Recollection!
+  """
+  Records a coding agent's turn as the session's memories (see TurnInput).
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { recordTurn(input: {scopeId: "SCOPE_ID", agentSessionId: "abc", source: "claude-code",
+      prompt: "Fix the flaky test", answer: "Done: the test waited on a timer."}) { imported skipped } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  recordTurn(input: TurnInput!): ImportResult!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/lifecycle.graphqls", Input: `# Artifacts and their lifecycle: knowledge, skills, working state, the refgraph and the digest
 # Seed 004's six artifact families, each artifact in exactly one scope: the two kernels, memories,
 # knowledge pages, skills and working state. References between artifacts form the refgraph;
@@ -7035,10 +7311,37 @@ func (ec *executionContext) field_Mutation_importJournal_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_keepAlive_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mode", ec.unmarshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode)
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reclassifyMemory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNReclassifyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReclassifyInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordTurn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNTurnInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTurnInput)
 	if err != nil {
 		return nil, err
 	}
@@ -7054,6 +7357,17 @@ func (ec *executionContext) field_Mutation_removeReference_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resolveScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scope", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg0
 	return args, nil
 }
 
@@ -7243,6 +7557,22 @@ func (ec *executionContext) field_Mutation_storeMemory_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_takeNotifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_totalRecallAdvisory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7271,6 +7601,42 @@ func (ec *executionContext) field_Mutation_totalRecallAdvisory_args(ctx context.
 		return nil, err
 	}
 	args["requestId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_totalRecall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sourceMemoryIds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["sourceMemoryIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "waitSeconds", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["waitSeconds"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg5
 	return args, nil
 }
 
@@ -7721,6 +8087,22 @@ func (ec *executionContext) field_Query_promptContext_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_queuedNotifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_references_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7922,6 +8304,22 @@ func (ec *executionContext) field_Query_skills_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_storyContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxTokens", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxTokens"] = arg1
 	return args, nil
 }
 
@@ -17330,6 +17728,259 @@ func (ec *executionContext) fieldContext_Mutation_associateMemories(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_resolveScope(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_resolveScope,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ResolveScope(ctx, fc.Args["scope"].(string))
+		},
+		nil,
+		ec.marshalNResolvedScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_resolveScope(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scope":
+				return ec.fieldContext_ResolvedScope_scope(ctx, field)
+			case "created":
+				return ec.fieldContext_ResolvedScope_created(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ResolvedScope", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resolveScope_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_keepAlive,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().KeepAlive(ctx, fc.Args["instanceId"].(string), fc.Args["mode"].(*domain.SessionMode))
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_keepAlive_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_takeNotifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_takeNotifications,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().TakeNotifications(ctx, fc.Args["instanceId"].(string), fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_takeNotifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_takeNotifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_totalRecall(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_totalRecall,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().TotalRecall(ctx, fc.Args["sourceMemoryIds"].([]string), fc.Args["maxDepth"].(*int), fc.Args["instanceId"].(*string), fc.Args["waitSeconds"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNRecollection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_totalRecall(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "originRequestId":
+				return ec.fieldContext_Recollection_originRequestId(ctx, field)
+			case "notification":
+				return ec.fieldContext_Recollection_notification(ctx, field)
+			case "declined":
+				return ec.fieldContext_Recollection_declined(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Recollection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_totalRecall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordTurn(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_recordTurn,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RecordTurn(ctx, fc.Args["input"].(model.TurnInput))
+		},
+		nil,
+		ec.marshalNImportResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐImportResult,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_recordTurn(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_ImportResult_scopeId(ctx, field)
+			case "adapter":
+				return ec.fieldContext_ImportResult_adapter(ctx, field)
+			case "events":
+				return ec.fieldContext_ImportResult_events(ctx, field)
+			case "imported":
+				return ec.fieldContext_ImportResult_imported(ctx, field)
+			case "skipped":
+				return ec.fieldContext_ImportResult_skipped(ctx, field)
+			case "threads":
+				return ec.fieldContext_ImportResult_threads(ctx, field)
+			case "associations":
+				return ec.fieldContext_ImportResult_associations(ctx, field)
+			case "sessions":
+				return ec.fieldContext_ImportResult_sessions(ctx, field)
+			case "messages":
+				return ec.fieldContext_ImportResult_messages(ctx, field)
+			case "turns":
+				return ec.fieldContext_ImportResult_turns(ctx, field)
+			case "toolCalls":
+				return ec.fieldContext_ImportResult_toolCalls(ctx, field)
+			case "episodes":
+				return ec.fieldContext_ImportResult_episodes(ctx, field)
+			case "facets":
+				return ec.fieldContext_ImportResult_facets(ctx, field)
+			case "embedded":
+				return ec.fieldContext_ImportResult_embedded(ctx, field)
+			case "problems":
+				return ec.fieldContext_ImportResult_problems(ctx, field)
+			case "tookMs":
+				return ec.fieldContext_ImportResult_tookMs(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ImportResult", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordTurn_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveKnowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20241,6 +20892,88 @@ func (ec *executionContext) fieldContext_Query_trace(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_queuedNotifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_queuedNotifications,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().QueuedNotifications(ctx, fc.Args["instanceId"].(string), fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_queuedNotifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_queuedNotifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_storyContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_storyContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().StoryContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxTokens"].(*int))
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_storyContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_storyContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_knowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22187,6 +22920,113 @@ func (ec *executionContext) fieldContext_RankedMemory_depth(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Recollection_originRequestId(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_originRequestId,
+		func(ctx context.Context) (any, error) {
+			return obj.OriginRequestID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_originRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Recollection_notification(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_notification,
+		func(ctx context.Context) (any, error) {
+			return obj.Notification, nil
+		},
+		nil,
+		ec.marshalOTotalRecallNotification2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTotalRecallNotification,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_notification(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_TotalRecallNotification_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_TotalRecallNotification_scopeId(ctx, field)
+			case "instanceId":
+				return ec.fieldContext_TotalRecallNotification_instanceId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_TotalRecallNotification_timestamp(ctx, field)
+			case "context":
+				return ec.fieldContext_TotalRecallNotification_context(ctx, field)
+			case "recalled":
+				return ec.fieldContext_TotalRecallNotification_recalled(ctx, field)
+			case "depthReached":
+				return ec.fieldContext_TotalRecallNotification_depthReached(ctx, field)
+			case "originRequestId":
+				return ec.fieldContext_TotalRecallNotification_originRequestId(ctx, field)
+			case "sourceMemoryIds":
+				return ec.fieldContext_TotalRecallNotification_sourceMemoryIds(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TotalRecallNotification", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Recollection_declined(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_declined,
+		func(ctx context.Context) (any, error) {
+			return obj.Declined, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_declined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Reference_id(ctx context.Context, field graphql.CollectedField, obj *domain.Reference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22885,6 +23725,76 @@ func (ec *executionContext) fieldContext_ReflectionCandidate_strongestAssociatio
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResolvedScope_scope(ctx context.Context, field graphql.CollectedField, obj *model.ResolvedScope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ResolvedScope_scope,
+		func(ctx context.Context) (any, error) {
+			return obj.Scope, nil
+		},
+		nil,
+		ec.marshalNScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScope,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ResolvedScope_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResolvedScope",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Scope_id(ctx, field)
+			case "name":
+				return ec.fieldContext_Scope_name(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Scope_createdAt(ctx, field)
+			case "agentKernel":
+				return ec.fieldContext_Scope_agentKernel(ctx, field)
+			case "worldKernel":
+				return ec.fieldContext_Scope_worldKernel(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Scope", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResolvedScope_created(ctx context.Context, field graphql.CollectedField, obj *model.ResolvedScope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ResolvedScope_created,
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ResolvedScope_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResolvedScope",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
 		},
 	}
 	return fc, nil
@@ -29607,6 +30517,117 @@ func (ec *executionContext) unmarshalInputStoreMemoryInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTurnInput(ctx context.Context, obj any) (model.TurnInput, error) {
+	var it model.TurnInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "agentSessionId", "source", "turnId", "prompt", "promptId", "promptAt", "answer", "answerId", "answerAt", "model", "workspacePath", "requestId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "agentSessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentSessionId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentSessionID = data
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
+		case "turnId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("turnId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TurnID = data
+		case "prompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prompt"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Prompt = data
+		case "promptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("promptId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PromptID = data
+		case "promptAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("promptAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PromptAt = data
+		case "answer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Answer = data
+		case "answerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answerId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnswerID = data
+		case "answerAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answerAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnswerAt = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "workspacePath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workspacePath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkspacePath = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -32911,6 +33932,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "resolveScope":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resolveScope(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keepAlive":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_keepAlive(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "takeNotifications":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_takeNotifications(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalRecall":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_totalRecall(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordTurn":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordTurn(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveKnowledge":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveKnowledge(ctx, field)
@@ -33537,6 +34593,47 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "queuedNotifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_queuedNotifications(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "storyContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_storyContext(ctx, field)
 				return res
 			}
 
@@ -34233,6 +35330,49 @@ func (ec *executionContext) _RankedMemory(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var recollectionImplementors = []string{"Recollection"}
+
+func (ec *executionContext) _Recollection(ctx context.Context, sel ast.SelectionSet, obj *model.Recollection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recollectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Recollection")
+		case "originRequestId":
+			out.Values[i] = ec._Recollection_originRequestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notification":
+			out.Values[i] = ec._Recollection_notification(ctx, field, obj)
+		case "declined":
+			out.Values[i] = ec._Recollection_declined(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var referenceImplementors = []string{"Reference"}
 
 func (ec *executionContext) _Reference(ctx context.Context, sel ast.SelectionSet, obj *domain.Reference) graphql.Marshaler {
@@ -34411,6 +35551,50 @@ func (ec *executionContext) _ReflectionCandidate(ctx context.Context, sel ast.Se
 			}
 		case "strongestAssociation":
 			out.Values[i] = ec._ReflectionCandidate_strongestAssociation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var resolvedScopeImplementors = []string{"ResolvedScope"}
+
+func (ec *executionContext) _ResolvedScope(ctx context.Context, sel ast.SelectionSet, obj *model.ResolvedScope) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resolvedScopeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResolvedScope")
+		case "scope":
+			out.Values[i] = ec._ResolvedScope_scope(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._ResolvedScope_created(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -37606,6 +38790,50 @@ func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋto
 	return ec._Notification(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Notification) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNPendingMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*cortex.PendingMemory) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
@@ -37809,6 +39037,20 @@ func (ec *executionContext) marshalNReasonCode2githubᚗcomᚋtotalrecallᚋtota
 func (ec *executionContext) unmarshalNReclassifyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReclassifyInput(ctx context.Context, v any) (model.ReclassifyInput, error) {
 	res, err := ec.unmarshalInputReclassifyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecollection2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection(ctx context.Context, sel ast.SelectionSet, v model.Recollection) graphql.Marshaler {
+	return ec._Recollection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRecollection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection(ctx context.Context, sel ast.SelectionSet, v *model.Recollection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Recollection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNReference2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference(ctx context.Context, sel ast.SelectionSet, v domain.Reference) graphql.Marshaler {
@@ -38019,6 +39261,20 @@ func (ec *executionContext) marshalNReflectionReason2ᚕgithubᚗcomᚋtotalreca
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNResolvedScope2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope(ctx context.Context, sel ast.SelectionSet, v model.ResolvedScope) graphql.Marshaler {
+	return ec._ResolvedScope(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNResolvedScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope(ctx context.Context, sel ast.SelectionSet, v *model.ResolvedScope) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ResolvedScope(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNResultReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResultReason(ctx context.Context, v any) (model.ResultReason, error) {
@@ -38631,6 +39887,11 @@ func (ec *executionContext) marshalNTurnContext2ᚖgithubᚗcomᚋtotalrecallᚋ
 		return graphql.Null
 	}
 	return ec._TurnContext(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTurnInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTurnInput(ctx context.Context, v any) (model.TurnInput, error) {
+	res, err := ec.unmarshalInputTurnInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNWorkingMemory2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory(ctx context.Context, sel ast.SelectionSet, v model.WorkingMemory) graphql.Marshaler {
@@ -39945,6 +41206,13 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOTotalRecallNotification2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTotalRecallNotification(ctx context.Context, sel ast.SelectionSet, v *model.TotalRecallNotification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TotalRecallNotification(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
