@@ -297,9 +297,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	sf.mnemonic = mc
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	b := sf.budget()
-	b.applyGoLimit()
-	b.log(logger)
+	sf.budget().applyGoLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveOn(ctx, sf, *addr, stdout, logger, nil)
@@ -328,6 +326,8 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		srv.Close()
 		return err
 	}
+	// Logged once the data is ours: a refused start prints its refusal alone.
+	sf.budget().log(logger)
 	if !sf.noWarm {
 		go warm(ctx, st, logger)
 	}
