@@ -81,7 +81,8 @@ func TestEngineRollsUpPostingLists(t *testing.T) {
 	e.stopRollups()
 	e.startRollups()
 	s.mu.Unlock()
-	deadline := time.Now().Add(20 * time.Second)
+	// A liveness bound, not a timing: a busy machine (or -race) delays the rollups' goroutine.
+	deadline := time.Now().Add(2 * time.Minute)
 	v := versionsOf(t, key)
 	for ; !strings.HasPrefix(v, "C") && time.Now().Before(deadline); v = versionsOf(t, key) {
 		count(e.readTs.Load())
