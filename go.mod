@@ -10,7 +10,9 @@ require (
 	github.com/blevesearch/scorch_segment_api/v2 v2.4.10
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/dgraph-io/badger/v4 v4.8.0
 	github.com/dgraph-io/dgo/v250 v250.0.0
+	github.com/dgraph-io/ristretto/v2 v2.3.0
 	github.com/goccy/go-json v0.10.5
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
@@ -57,10 +59,8 @@ require (
 	github.com/chewxy/math32 v1.11.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
-	github.com/dgraph-io/badger/v4 v4.8.0 // indirect
 	github.com/dgraph-io/gqlgen v0.13.2 // indirect
 	github.com/dgraph-io/gqlparser/v2 v2.2.2 // indirect
-	github.com/dgraph-io/ristretto/v2 v2.3.0 // indirect
 	github.com/dgraph-io/simdjson-go v0.3.0 // indirect
 	github.com/dgryski/go-farm v0.0.0-20240924180020-3414d57e47da // indirect
 	github.com/dgryski/go-groupvarint v0.0.0-20230630160417-2bfb7969fb3c // indirect
@@ -183,3 +183,5 @@ require (
 )
 
 tool github.com/99designs/gqlgen
+
+replace github.com/hypermodeinc/dgraph/v25 => ./third_party/dgraph

@@ -62,6 +62,8 @@ type IngestStore interface {
 type EpisodeFilter struct {
 	DefinitionID string
 	ThreadID     string
+	// ThreadIDs keeps the episodes of any of these threads (with ThreadID too, of both at once).
+	ThreadIDs []string
 	// MemoryID keeps the episodes that group this memory (or agent message).
 	MemoryID string
 	IDs      []string

@@ -156,6 +156,19 @@ func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFi
 		}
 		filter += ` AND eq(ep.thread, "` + f.ThreadID + `")`
 	}
+	if len(f.ThreadIDs) > 0 {
+		threads := idList(f.ThreadIDs)
+		if threads == "[]" {
+			return []*domain.Episode{}, nil
+		}
+		// Rooted at the threads: a definition's index list names every episode of the scope.
+		if f.DefinitionID != "" {
+			filter += ` AND eq(ep.def, "` + f.DefinitionID + `")`
+		} else {
+			filter += ` AND eq(tr.scope, $s)`
+		}
+		root = `eq(ep.thread, ` + threads + `)`
+	}
 	if len(f.IDs) > 0 {
 		filter += ` AND eq(tr.id, ` + idList(f.IDs) + `)`
 	}
@@ -171,7 +184,7 @@ func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFi
 		q = `query q($s: string) { var(func: eq(tr.id, "` + f.MemoryID + `")) { e as ~ep.items }
 			q(func: uid(e), orderasc: ep.start, first: ` + fmt.Sprint(first) + `) @filter(` + filter + ` AND eq(tr.scope, $s)) { ` + fields + ` } }`
 	}
-	byIDs := len(f.IDs) > 0 && f.MemoryID == "" && f.DefinitionID == "" && f.ThreadID == ""
+	byIDs := len(f.IDs) > 0 && f.MemoryID == "" && f.DefinitionID == "" && f.ThreadID == "" && len(f.ThreadIDs) == 0
 	if byIDs && idList(f.IDs) == "[]" {
 		return []*domain.Episode{}, nil
 	}

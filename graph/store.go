@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -53,8 +51,10 @@ type Store struct {
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
 	cacheBytes int
-	recorder   *Recorder   // WithRecorder
-	hooks      CommitHooks // WithCommitHooks
+	// engineMem sizes the embedded engine's caches and memtables (WithEngineMemory).
+	engineMem EngineMemory
+	recorder  *Recorder   // WithRecorder
+	hooks     CommitHooks // WithCommitHooks
 
 	// commits counts the writes this process committed (metrics).
 	commits atomic.Uint64
@@ -78,7 +78,7 @@ func WithReadCache(bytes int) Option { return func(s *Store) { s.cacheBytes = by
 // Open connects to the store named by uri: file://PATH opens the embedded engine on PATH
 // (created if missing); dgraph://HOST:PORT[?sslmode=...&bearertoken=...] dials a cluster.
 func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, cacheBytes: DefaultReadCacheBytes}
+	s := &Store{now: time.Now, cacheBytes: DefaultReadCacheBytes, engineMem: DefaultEngineMemory()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -92,7 +92,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 		if path == "" {
 			return nil, fmt.Errorf("store uri %q: empty path", uri)
 		}
-		b, err := openEmbedded(path)
+		b, err := openEmbedded(path, s.engineMem)
 		if err != nil {
 			return nil, err
 		}
@@ -200,37 +200,44 @@ type embeddedBackend struct {
 	// life keeps reads off a closed engine: reads hold it shared, close exclusively.
 	life   sync.RWMutex
 	closed bool
+	// oracleAhead is set while Dgraph's oracle holds a timestamp of an engine opened before this
+	// one in the process (see advance; under the store's write lock).
+	oracleAhead bool
+	engineUpkeep
 }
 
 // advance moves reads to the engine's newest timestamp. Under the store's write lock (or before
 // the store is shared), after a commit, schema change or drop.
-func (e *embeddedBackend) advance() { e.readTs.Store(posting.Oracle().MaxAssigned()) }
-
-func openEmbedded(path string) (*embeddedBackend, error) {
-	abs, err := filepath.Abs(path)
+//
+// The timestamp is the engine's own. Dgraph's oracle, which modusGraph's zero tells of every
+// timestamp it hands out, holds it too (MaxAssigned), but the oracle is one per process and never
+// goes back: after an engine was closed and another opened in the same process (a restart in
+// process, the tests), MaxAssigned is the old engine's last timestamp, ahead of every timestamp
+// the new engine hands out for a while. Reads at it saw the writes of commits still being applied
+// — part of a commit — wherever the engine read a posting list from Badger rather than from its
+// cache, which holds only what commits finished. While the oracle is ahead, the engine's
+// timestamp is read back as the start timestamp modusGraph gives a query; once the engine's
+// timestamps pass the old ones, the oracle follows them and is read instead.
+func (e *embeddedBackend) advance() error {
+	if !e.oracleAhead {
+		e.readTs.Store(posting.Oracle().MaxAssigned())
+		return nil
+	}
+	resp, err := e.ns.Query(context.Background(), `{ q(func: uid(0x1)) { uid } }`)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("create data folder: %w", err)
-	}
-	quietEngineMetrics()
-	eng, err := modusgraph.NewEngine(modusgraph.NewDefaultConfig(abs))
-	if err != nil {
-		if errors.Is(err, modusgraph.ErrSingletonOnly) {
-			return nil, fmt.Errorf("embedded store %s: one embedded engine per process: %w", abs, err)
-		}
-		return nil, fmt.Errorf("embedded store %s: %w", abs, err)
-	}
-	return &embeddedBackend{engine: eng, ns: eng.GetDefaultNamespace()}, nil
+	ts := resp.GetTxn().GetStartTs()
+	e.readTs.Store(ts)
+	e.oracleAhead = ts != posting.Oracle().MaxAssigned()
+	return nil
 }
 
 func (e *embeddedBackend) alter(ctx context.Context, schema string) error {
 	if err := e.ns.AlterSchema(ctx, schema); err != nil {
 		return err
 	}
-	e.advance()
-	return nil
+	return e.advance()
 }
 
 func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]string) ([]byte, error) {
@@ -239,7 +246,13 @@ func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]s
 	if e.closed {
 		return nil, modusgraph.ErrClosedEngine
 	}
-	ts := e.readTs.Load()
+	ts := e.beginRead()
+	defer e.endRead(ts)
+	return e.queryAt(ctx, q, vars, ts)
+}
+
+// queryAt runs Dgraph's query at ts without the engine's lock (the caller holds life shared).
+func (e *embeddedBackend) queryAt(ctx context.Context, q string, vars map[string]string, ts uint64) ([]byte, error) {
 	if ts == 0 {
 		// Nothing committed through this store yet: the engine's own (locked) read.
 		resp, err := e.ns.QueryWithVars(ctx, q, vars)
@@ -259,17 +272,22 @@ func (e *embeddedBackend) query(ctx context.Context, q string, vars map[string]s
 func (e *embeddedBackend) begin(ctx context.Context) unit { return embeddedUnit{e} }
 
 func (e *embeddedBackend) dropAll(ctx context.Context) error {
+	// A rollup under way would write back a list read before the drop; they start again with
+	// the next commit.
+	e.stopRollups()
 	if err := e.ns.DropData(ctx); err != nil {
 		return err
 	}
-	e.advance()
-	return nil
+	return e.advance()
 }
 
 func (e *embeddedBackend) close() {
 	e.life.Lock()
 	e.closed = true
 	e.life.Unlock()
+	close(e.discardStop)
+	<-e.discardDone
+	e.stopRollups()
 	modusgraph.Shutdown()
 }
 
@@ -283,10 +301,13 @@ func (u embeddedUnit) commit(ctx context.Context, mu *api.Mutation) (map[string]
 	uids, err := u.e.ns.Mutate(ctx, []*api.Mutation{mu})
 	// Also after an error: a transaction that failed after taking its timestamps is never
 	// committed, and a read at a later timestamp does not see what it did not commit.
-	u.e.advance()
+	if aerr := u.e.advance(); err == nil && aerr != nil {
+		err = aerr
+	}
 	if err != nil {
 		return nil, err
 	}
+	u.e.startRollups()
 	out := make(map[string]string, len(uids))
 	for k, v := range uids {
 		out[strings.TrimPrefix(k, "_:")] = fmt.Sprintf("0x%x", v)

@@ -13,9 +13,16 @@ import (
 // The id cache answers what the snapshot's own ExternalID answers, for every document number of
 // every snapshot, while batches add segments, documents are put again and removed, and merges
 // replace segments — also for concurrent readers of one snapshot. (TestTopHitsAgreeWithBleve
-// checks the ids of whole searches against Bleve's own collector.)
+// checks the ids of whole searches against Bleve's own collector.) With a budget that holds a few
+// segments' ids, the cache keeps to it and answers the same.
 func TestIDCacheAgreesWithTheSnapshot(t *testing.T) {
-	idx, err := Open(filepath.Join(t.TempDir(), "index"))
+	for _, budget := range []int{0, 40 << 10} {
+		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) { idCacheAgreesWithTheSnapshot(t, budget) })
+	}
+}
+
+func idCacheAgreesWithTheSnapshot(t *testing.T, budget int) {
+	idx, err := Open(filepath.Join(t.TempDir(), "index"), WithIDCache(budget))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +78,9 @@ func TestIDCacheAgreesWithTheSnapshot(t *testing.T) {
 		}
 		if _, err := docIDs(idx.ids.view(r), r, []uint64{total}); err == nil {
 			t.Fatalf("round %d: a number past the snapshot has an id", round)
+		}
+		if b := idx.ids.Bytes(); budget > 0 && b > int64(budget) {
+			t.Fatalf("round %d: the cache holds %d bytes, over its budget of %d", round, b, budget)
 		}
 	}
 	for k := 0; k < len(docs); k += 250 {

@@ -43,7 +43,12 @@ type Option func(*config)
 type config struct {
 	maxBatch int
 	linger   time.Duration
+	idCache  int
 }
+
+// WithIDCache bounds the cache of document ids read for searches, in bytes (idcache.go;
+// DefaultIDCacheBytes when 0 or less).
+func WithIDCache(bytes int) Option { return func(c *config) { c.idCache = bytes } }
 
 // DefaultLinger is how long the writer waits for more queued documents before it writes a batch
 // that no caller waits for (see Queue). Longer batches make fewer, larger segments for Bleve's
@@ -141,6 +146,7 @@ func Open(dir string, opts ...Option) (*Index, error) {
 		linger:   cfg.linger,
 		mapping:  newMapping(),
 		idx:      idx,
+		ids:      idCache{budget: cfg.idCache},
 		ops:      make(chan *op, 4096),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),

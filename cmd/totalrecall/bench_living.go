@@ -445,6 +445,15 @@ func benchRescore(ctx context.Context, st domain.LivingStore, p salience.Params,
 // benchRecallLoop sends advisories over HTTP and times each until its notification arrives over
 // a websocket subscription.
 func benchRecallLoop(c *benchClient, addr, scope string, ids []string, n int, rng *rand.Rand) ([]time.Duration, error) {
+	srcs := make([]string, n)
+	for i := range srcs {
+		srcs[i] = ids[rng.IntN(len(ids))]
+	}
+	return benchRecallLoopFrom(c, addr, scope, srcs)
+}
+
+// benchRecallLoopFrom is benchRecallLoop from the given sources, one advisory each.
+func benchRecallLoopFrom(c *benchClient, addr, scope string, srcs []string) ([]time.Duration, error) {
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	conn, _, err := d.Dial("ws://"+addr+"/query", nil)
 	if err != nil {
@@ -485,11 +494,11 @@ func benchRecallLoop(c *benchClient, addr, scope string, ids []string, n int, rn
 	}()
 	time.Sleep(300 * time.Millisecond) // let the subscription register
 	var lat []time.Duration
-	for i := 0; i < n; i++ {
+	for _, src := range srcs {
 		t0 := time.Now()
 		var out struct{ TotalRecallAdvisory string }
 		if err := c.do(`mutation($ids: [ID!]!) { totalRecallAdvisory(sourceMemoryIds: $ids, maxDepth: 3) }`,
-			map[string]any{"ids": []string{ids[rng.IntN(len(ids))]}}, &out); err != nil {
+			map[string]any{"ids": []string{src}}, &out); err != nil {
 			return nil, err
 		}
 		for rid := range got {

@@ -33,8 +33,12 @@ const usage = `totalrecall — a graph-native memory server for minds
 Usage:
   totalrecall serve   [--addr 127.0.0.1:8080] [--store file://./data | dgraph://host:9080] [--index DIR]
                       [--max-content-bytes 1048576]   refuse content larger than this (1 byte..64 MiB)
-                      [--cache-mb 64]                 read cache, embedded store: MiB for records and as
-                                                      many for total recall's walk (0: off)
+                      [--memory-limit 1GiB]           memory budget (at least 256MiB): the engine's caches,
+                                                      the read cache, the index's id cache, the event log's
+                                                      window and the Go heap's soft limit are sized from it
+                      [--cache-mb N]                  read cache, embedded store: MiB for records and as
+                                                      many for total recall's walk (0: off; default: a
+                                                      sixteenth of --memory-limit each)
                       [--no-warm]                     do not fill the read cache from the graph at start
                       [--auth] [--insecure]           require API keys; serve off loopback without them
                       [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
@@ -70,6 +74,9 @@ Usage:
   totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
   totalrecall bench explore [flags]                   measure the explorer's neighborhood query beside raw @recurse
   totalrecall bench digest [flags]                    measure the digest's propose pass
+  totalrecall bench scale [-n 1000000] [-at 100000] [-memory-limit 1GiB]
+                                                      load a LoCoMo-like corpus into a serve process and
+                                                      measure memory, disk, restart and latency at each size
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -109,6 +116,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "bench":
 		if len(args) > 1 && args[1] == "living" {
 			return benchLiving(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "scale" {
+			return benchScale(args[2:], stdout)
 		}
 		if len(args) > 1 && args[1] == "hook" {
 			return benchHook(args[2:], stdout)
@@ -168,8 +178,10 @@ type storeFlags struct {
 	digest digestSchedule
 	// mnemonic names the models of ingest, analysis and hybrid search (mnemonic.go).
 	mnemonic cortex.MnemonicConfig
-	// cache is the embedded engine's read cache budget.
+	// cache is the embedded engine's read cache budget (when set, it overrides the memory budget's).
 	cache cacheFlag
+	// memory is --memory-limit: the budget the caches are sized from (budget.go).
+	memory memoryLimitFlag
 	// noWarm leaves the read cache to fill as reads come (serve warms it at start).
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
@@ -204,18 +216,20 @@ func (c *cacheFlag) Set(s string) error {
 	return nil
 }
 
-// options are the store options the flags ask for.
-func (c cacheFlag) options() []graph.Option {
-	if c.bytes == 0 {
-		return nil
-	}
-	return []graph.Option{graph.WithReadCache(c.bytes)}
-}
-
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
-	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off)")
+	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit)")
+	fs.Var(&f.memory, "memory-limit", "memory budget of the process, e.g. 512MiB or 2GiB: the engine's caches, the read cache, the index's id cache, the event log's window and the Go heap's soft limit are sized from it")
+}
+
+// budget is the memory budget the flags ask for; --cache-mb, when given, sets the read cache's.
+func (f *storeFlags) budget() memoryBudget {
+	b := budgetFor(f.memory.limit())
+	if f.cache.bytes != 0 {
+		b.ReadCache = max(f.cache.bytes, 0)
+	}
+	return b
 }
 
 // paths returns the store URI to open and the index folder.
@@ -250,7 +264,8 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err := f.lockData(); err != nil {
 		return nil, nil, nil, err
 	}
-	opts := f.cache.options()
+	b := f.budget()
+	opts := []graph.Option{graph.WithEngineMemory(b.Engine), graph.WithReadCache(b.ReadCache)}
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
@@ -261,13 +276,13 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	idx, err := search.Open(idxDir)
+	idx, err := search.Open(idxDir, search.WithIDCache(b.IndexIDs))
 	if err != nil {
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
-		MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now,
+		Mnemonic: f.mnemonic, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -303,6 +318,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	sf.mnemonic = mc
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	sf.budget().applyGoLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -345,6 +361,8 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		srv.Close()
 		return err
 	}
+	// Logged once the data is ours: a refused start prints its refusal alone.
+	sf.budget().log(logger)
 	if !sf.noWarm {
 		go warm(ctx, st, logger)
 	}

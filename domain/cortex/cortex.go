@@ -29,8 +29,11 @@ type Config struct {
 	Index domain.Index
 	Now   domain.Clock
 	// Poll is how often the event log is read for other servers' events (default 200ms).
-	Poll   time.Duration
-	Logger *slog.Logger
+	Poll time.Duration
+	// EventWindow is the bytes of recent events the log keeps in memory for its consumers and
+	// subscribers (eventlog.DefaultWindow when 0).
+	EventWindow int
+	Logger      *slog.Logger
 	// Living configures salience, tiers, sessions and the Subconscious (living.go).
 	Living LivingConfig
 	// Mnemonic configures ingest, episodes, analysis and embeddings (mnemonic.go).
@@ -82,7 +85,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	lg, err := eventlog.Open(ctx, cfg.Store, cfg.Poll)
+	lg, err := eventlog.Open(ctx, cfg.Store, cfg.Poll, cfg.EventWindow)
 	if err != nil {
 		return nil, err
 	}

@@ -425,13 +425,22 @@ func (im *Importer) Finish(ctx context.Context, opts FinishOptions) (*ImportResu
 			return nil, err
 		}
 		// Episodes of this definition over the threads read that a re-chunking no longer makes.
+		// Only those threads' episodes are read: the definition's are every import's before.
 		threads := map[string]bool{}
+		var threadIDs []string
 		for _, it := range items {
-			threads[it.Thread] = true
+			if !threads[it.Thread] {
+				threads[it.Thread] = true
+				threadIDs = append(threadIDs, it.Thread)
+			}
 		}
-		old, err := es.Episodes(ctx, im.scope, domain.EpisodeFilter{DefinitionID: def.ID})
-		if err != nil {
-			return nil, err
+		var old []*domain.Episode
+		for i := 0; i < len(threadIDs); i += 1000 {
+			some, err := es.Episodes(ctx, im.scope, domain.EpisodeFilter{DefinitionID: def.ID, ThreadIDs: threadIDs[i:min(i+1000, len(threadIDs))]})
+			if err != nil {
+				return nil, err
+			}
+			old = append(old, some...)
 		}
 		made := map[string]bool{}
 		for _, e := range eps {

@@ -14,10 +14,12 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
-const (
-	keep      = 8192 // recent events kept in memory for subscribers (up to twice as many)
-	fetchSize = 1000
-)
+const fetchSize = 1000
+
+// DefaultWindow is the size in bytes of the recent events a log keeps in memory for its
+// subscribers unless Open is given another: the newest events that fit in it, up to twice as
+// many before they are trimmed (see Size).
+const DefaultWindow = 8 << 20
 
 // Log follows the store's events. Safe for concurrent use.
 type Log struct {
@@ -26,6 +28,10 @@ type Log struct {
 
 	mu     sync.Mutex
 	recent []*domain.Event // contiguous, ascending Seq, ending at head
+	// sizes[i] is Size(recent[i]); bytes their sum, at most twice window.
+	sizes  []int
+	bytes  int
+	window int
 	head   uint64
 	notify chan struct{} // closed and replaced when head moves
 
@@ -36,8 +42,9 @@ type Log struct {
 
 // Open starts following the store from its current head. poll is how often it looks for
 // events written by other servers; local writers call Kick to be seen at once. A store that
-// hands over what it commits (OnCommit) has its events taken as they commit.
-func Open(ctx context.Context, st domain.Store, poll time.Duration) (*Log, error) {
+// hands over what it commits (OnCommit) has its events taken as they commit. window is the
+// bytes of recent events kept in memory (DefaultWindow when 0 or less).
+func Open(ctx context.Context, st domain.Store, poll time.Duration, window int) (*Log, error) {
 	head, err := st.LastSeq(ctx)
 	if err != nil {
 		return nil, err
@@ -45,8 +52,11 @@ func Open(ctx context.Context, st domain.Store, poll time.Duration) (*Log, error
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
 	}
+	if window <= 0 {
+		window = DefaultWindow
+	}
 	cctx, cancel := context.WithCancel(context.Background())
-	l := &Log{store: st, poll: poll, head: head, notify: make(chan struct{}),
+	l := &Log{store: st, poll: poll, head: head, window: window, notify: make(chan struct{}),
 		kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
 	if c, ok := st.(committer); ok {
 		c.OnCommit(l.publish)
@@ -78,12 +88,25 @@ func (l *Log) publish(evs []*domain.Event) {
 // appendLocked adds events that follow the head and wakes the waiters. Under l.mu.
 func (l *Log) appendLocked(evs []*domain.Event) {
 	l.recent = append(l.recent, evs...)
-	if len(l.recent) > 2*keep {
-		// Keep the newest keep in place: one copy per keep events appended. Trimming to keep on
-		// every append copied the whole window, and reallocated it, on every commit.
-		n := copy(l.recent, l.recent[len(l.recent)-keep:])
+	for _, e := range evs {
+		n := Size(e)
+		l.sizes = append(l.sizes, n)
+		l.bytes += n
+	}
+	if l.bytes > 2*l.window && len(l.recent) > 1 {
+		// Keep the newest that fit in the window, in place: one copy per window's worth of
+		// events appended. Trimming on every append copied the whole window, and reallocated it,
+		// on every commit.
+		from, kept := len(l.recent), 0
+		for from > 1 && kept+l.sizes[from-1] <= l.window {
+			from--
+			kept += l.sizes[from]
+		}
+		n := copy(l.recent, l.recent[from:])
 		clear(l.recent[n:])
 		l.recent = l.recent[:n]
+		l.sizes = l.sizes[:copy(l.sizes, l.sizes[from:])]
+		l.bytes = kept
 	}
 	l.head = evs[len(evs)-1].Seq
 	close(l.notify)
@@ -293,4 +316,45 @@ func (l *Log) Subscribe(ctx context.Context, seq uint64, keep func(*domain.Event
 		})
 	}()
 	return out
+}
+
+// Size is about the memory an event takes, in bytes: its fixed fields and what its strings and
+// payload hold. A MemoriesIngested of a thousand memories names them all, and takes some hundred
+// times a StoreCommand.
+func Size(e *domain.Event) int {
+	n := 320 + len(e.Type) + len(e.ScopeID) + len(e.MemoryID) + len(e.Context.SessionID) +
+		len(e.Context.RequestID) + len(e.Context.MessageID) + len(e.Context.CausationID) +
+		len(e.Context.SourceContext) + valueSize(e.Payload)
+	for _, t := range e.Touches {
+		n += 64 + len(t.Context)
+	}
+	return n
+}
+
+// valueSize is about the memory a decoded JSON value takes.
+func valueSize(v any) int {
+	switch v := v.(type) {
+	case string:
+		return 16 + len(v)
+	case map[string]any:
+		n := 48
+		for k, x := range v {
+			n += 16 + len(k) + valueSize(x)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, x := range v {
+			n += valueSize(x)
+		}
+		return n
+	case []string:
+		n := 24
+		for _, x := range v {
+			n += 16 + len(x)
+		}
+		return n
+	default:
+		return 16
+	}
 }

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestFollowGathering(t *testing.T) {
 		gather, urgent := tc.gather, tc.urgent
 		gathers := gather > 0 && urgent == nil
 		st := &memLog{}
-		l, err := Open(context.Background(), st, 10*time.Millisecond)
+		l, err := Open(context.Background(), st, 10*time.Millisecond, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func (c *committingLog) commit(n int, quietly bool) {
 func TestCommittedEventsNeedNoRead(t *testing.T) {
 	st := &committingLog{}
 	st.append(2) // before the log opened
-	l, err := Open(context.Background(), st, time.Hour)
+	l, err := Open(context.Background(), st, time.Hour, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestCommittedEventsNeedNoRead(t *testing.T) {
 // handed over at once.
 func TestUrgentEventEndsTheGathering(t *testing.T) {
 	st := &memLog{}
-	l, err := Open(context.Background(), st, 10*time.Millisecond)
+	l, err := Open(context.Background(), st, 10*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,12 +233,18 @@ func TestUrgentEventEndsTheGathering(t *testing.T) {
 	}
 }
 
-// The events kept for subscribers are the newest, at least keep and at most twice as many, in
-// order, however many commits hand them over; a follower that starts within them reads nothing
-// from the store, one that starts before them reads the rest from the store.
+// The events kept for subscribers are the newest, at least a window's bytes of them and at most
+// twice as many, in order, however many commits hand them over; a follower that starts within
+// them reads nothing from the store, one that starts before them reads the rest from the store.
 func TestRecentWindow(t *testing.T) {
 	st := &committingLog{}
-	l, err := Open(context.Background(), st, time.Hour)
+	// Every event of the memLog is a MemoryStored without payload, of the same size.
+	size := Size(&domain.Event{Type: domain.EvMemoryStored})
+	if size != 380 {
+		t.Fatalf("a bare MemoryStored weighs %d bytes, want 380", size)
+	}
+	const keep = 1000
+	l, err := Open(context.Background(), st, time.Hour, keep*size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,12 +253,12 @@ func TestRecentWindow(t *testing.T) {
 	for n := 0; n < total; n += 3 {
 		st.commit(min(3, total-n), false)
 		l.mu.Lock()
-		r, head := l.recent, l.head
+		r, head, bytes := l.recent, l.head, l.bytes
 		l.mu.Unlock()
 		first, last := r[0].Seq, r[len(r)-1].Seq
 		// Seqs are ascending and distinct: len = last-first+1 means contiguous.
-		if len(r) > 2*keep || (len(r) < keep && first != 1) || last != head || uint64(len(r)) != last-first+1 {
-			t.Fatalf("after %d events the window holds %d, %d..%d (head %d)", n+3, len(r), first, last, head)
+		if len(r) > 2*keep || (len(r) < keep && first != 1) || last != head || uint64(len(r)) != last-first+1 || bytes != len(r)*size {
+			t.Fatalf("after %d events the window holds %d (%d bytes), %d..%d (head %d)", n+3, len(r), bytes, first, last, head)
 		}
 	}
 	for _, from := range []uint64{total - keep, 10} {
@@ -285,10 +292,25 @@ func TestRecentWindow(t *testing.T) {
 	}
 }
 
+// An event's size counts what its payload holds: the ids of a bulk's memories make it the size
+// of hundreds of small ones, and a window counts them so.
+func TestEventSizeCountsPayload(t *testing.T) {
+	ids := make([]any, 1000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%036d", i)
+	}
+	e := &domain.Event{Type: domain.EvMemoriesIngested, ScopeID: "s1", Payload: map[string]any{"memoryIds": ids}}
+	// 320 fixed, 16 + 2 for type and scope, the payload's map (48) with its key (16 + 9) and
+	// list (24 + 1000 × (16 + 36)).
+	if got, want := Size(e), 320+16+2+48+16+9+24+1000*(16+36); got != want {
+		t.Fatalf("Size = %d, want %d", got, want)
+	}
+}
+
 // BenchmarkPublish is the log's part of a storeMemory's commit (three events handed over under
 // the store's write lock) once the window is full.
 func BenchmarkPublish(b *testing.B) {
-	l := &Log{notify: make(chan struct{})}
+	l := &Log{notify: make(chan struct{}), window: DefaultWindow}
 	var seq uint64
 	commit := func() {
 		evs := make([]*domain.Event, 3)
@@ -298,7 +320,7 @@ func BenchmarkPublish(b *testing.B) {
 		}
 		l.publish(evs)
 	}
-	for range 2 * keep {
+	for range 2 * DefaultWindow / Size(&domain.Event{}) {
 		commit()
 	}
 	b.ReportAllocs()

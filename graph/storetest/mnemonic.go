@@ -320,6 +320,22 @@ func testEpisodesRechunked(t *testing.T, st domain.Store) {
 	if none, err := es.Episodes(ctx, sc.ID, domain.EpisodeFilter{IDs: []string{"not an id"}}); err != nil || len(none) != 0 {
 		t.Fatalf("episodes of malformed ids = %+v, %v", none, err)
 	}
+	// By threads: the episodes of any of them in this scope (the other scope's thread names the
+	// other scope's episodes), of the definition when one is given.
+	threads := []string{ep.ThreadID, ob.Episodes[0].ThreadID, domain.NewID(), `x") } q(func: has(tr.id)) {`}
+	for _, f := range []domain.EpisodeFilter{{ThreadIDs: threads}, {ThreadIDs: threads, DefinitionID: ep.DefinitionID}} {
+		byThreads, err := es.Episodes(ctx, sc.ID, f)
+		got := map[string]bool{}
+		for _, e := range byThreads {
+			got[e.ID] = true
+		}
+		if err != nil || len(byThreads) != 2 || !got[ep.ID] || !got[second.ID] {
+			t.Fatalf("episodes of threads %+v = %+v, %v", f, byThreads, err)
+		}
+	}
+	if none, err := es.Episodes(ctx, sc.ID, domain.EpisodeFilter{ThreadIDs: threads, DefinitionID: domain.NewID()}); err != nil || len(none) != 0 {
+		t.Fatalf("episodes of the threads and another definition = %+v, %v", none, err)
+	}
 	// An episode a re-chunking no longer makes goes, with its runs and facets.
 	at, run, fs := analysed(sc.ID, &second, "Ada")
 	if _, err := is.Ingest(ctx, domain.Request{}, sc.ID, &domain.IngestBatch{AnalysisTypes: []*domain.AnalysisType{at},

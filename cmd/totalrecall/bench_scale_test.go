@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bench scale runs as a user runs it — a real process that starts its own server, its raw
+// baselines' process, and restarts the server — and prints every figure at every size.
+func TestBenchScalePrintsEveryFigure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs real server processes")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// A liveness bound, not a timing: the bench and the servers it starts end together.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "bench", "scale", "-n", "200", "-at", "not-a-size,500", "-turns", "100",
+		"-queries", "20", "-warmup", "5", "-stores", "10", "-resonates", "5", "-pace", "10ms", "-recalls", "5",
+		"-memory-limit", "512MiB", "-data", dir, "-locomo", filepath.Join("..", "..", "..", "shared", "data", "locomo"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	out := string(raw)
+	if err != nil {
+		t.Fatalf("bench scale: %v\n%s\n%s", err, out, stderr.String())
+	}
+	// One size: -at names none below -n.
+	if strings.Count(out, "\nfigure") != 1 {
+		t.Fatalf("want one table:\n%s", out)
+	}
+	last := out[strings.LastIndex(out, "\nfigure"):]
+	if !regexp.MustCompile(`(?m)^figure +@200 +raw baseline`).MatchString(last) {
+		t.Fatalf("the table's header is not figure @200:\n%s", out)
+	}
+	for _, label := range []string{
+		"RssAnon peak (load, measure, restart)", "RssAnon settled after the load", "RssAnon after a restart, cache warm",
+		"RssFile (mapped files) peak / settled", "data on disk, graph + index", "start-up to ready after a restart",
+		"import (storeMemories in bulk), turns/s", "storeMemory over HTTP, 1 client", "searchMemory over HTTP p50",
+		"searchMemory over HTTP p99", "resonate over HTTP, one per pace, p99", "total recall d3, advisory → websocket, p99",
+		"decay sweep, memories/s", "digest propose pass, artifacts/s",
+	} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + ` {2,}\S`).MatchString(last) {
+			t.Errorf("no row %q in the last table:\n%s", label, last)
+		}
+	}
+	if got := regexp.MustCompile(`(?m)^server on SIGTERM +exited cleanly `).FindString(last); got == "" {
+		t.Errorf("the server did not exit cleanly:\n%s", last)
+	}
+	// What the sweep and the digest evaluated: the 200 imported turns and the 10 stored memories.
+	for _, what := range []string{"memories the sweep evaluated", "artifacts the digest evaluated"} {
+		if got := regexp.MustCompile(`(?m)^  ` + what + ` +(\d+) `).FindStringSubmatch(last); got == nil || got[1] != "210" {
+			t.Errorf("%s: %q, want 210:\n%s", what, got, last)
+		}
+	}
+	if !strings.Contains(out, "serve --memory-limit 512MiB") {
+		t.Errorf("the header does not name the budget:\n%s", out)
+	}
+}
