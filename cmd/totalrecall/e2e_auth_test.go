@@ -91,6 +91,7 @@ func TestAuthEndToEnd(t *testing.T) {
 			t.Run("SchemaWalk", func(t *testing.T) { testSchemaWalk(t, admin, s.as(writerKey), s.as(writerKey), own) })
 			t.Run("RevokedAndExpiredKeysCloseTheirSockets", func(t *testing.T) { testRevocationClosesSockets(t, s, admin, own) })
 			t.Run("KeysCommandThroughTheServer", func(t *testing.T) { testKeysCommand(t, s, adminKey, own) })
+			t.Run("AgentsCarryTheKey", func(t *testing.T) { testAgentsCarryTheKey(t, s, admin, own, writerKey) })
 		})
 	}
 }
