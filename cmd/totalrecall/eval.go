@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/ledger"
+	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/ingest"
 	"github.com/totalrecall/totalrecall/search"
@@ -82,6 +84,9 @@ type evalResult struct {
 	// Engine is the import's graph writes by themselves (nil when the eval ran on a store it was
 	// given).
 	Engine *engineAlone
+	// Variants are the same questions through the previous method and, with --sensitivity,
+	// through the ranking with one weight halved or doubled (eval_variants.go).
+	Variants []*evalVariant
 }
 
 // engineAlone is what the engine alone spends on an import: the commits made while the
@@ -133,6 +138,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 1, "import the conversations this many times (into fresh scopes) and report the median speed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the imports (not the questions) to this file")
 	searchprofile := fs.String("searchprofile", "", "write a CPU profile of the questions (not the imports) to this file")
+	sensitivity := fs.Bool("sensitivity", false, "also ask every question with each weight of the ranking halved and doubled")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -144,6 +150,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sf.mnemonic = mc
+	sf.sensitivity = *sensitivity
 	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds, *cpuprofile, *searchprofile)
 	if err != nil {
 		return err
@@ -244,6 +251,9 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	out.Rounds = len(importTimes)
 
 	maxK := evalKs[len(evalKs)-1]
+	if out.Variants, err = evalVariants(st, idx, sf.mnemonic.Embedder, sf.sensitivity); err != nil {
+		return nil, err
+	}
 	stopQuestions, err := startProfile(searchprofile)
 	if err != nil {
 		return nil, err
@@ -282,6 +292,17 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 			for _, sums := range []*recallSums{out.Raw, cat(out.RawByCat, q.Category)} {
 				sums.add(raw, q.Evidence)
 			}
+			for _, v := range out.Variants {
+				rs, err := v.rec.Search(ctx, recall.Query{ScopeID: cv.scope, Text: q.Question, MaxResults: maxK})
+				if err != nil {
+					return nil, fmt.Errorf("search %q (%s): %w", q.Question, v.name, err)
+				}
+				vr := make([]string, 0, len(rs))
+				for _, r := range rs {
+					vr = append(vr, cv.dia[r.Memory.ID])
+				}
+				v.add(q.Category, vr, q.Evidence)
+			}
 			if verbose {
 				top := map[string]bool{}
 				for _, d := range ranked[:min(10, len(ranked))] {
@@ -290,11 +311,14 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 				var missed []string
 				for _, e := range q.Evidence {
 					if !top[e] {
+						if k := slices.Index(ranked, e); k >= 0 {
+							e += fmt.Sprintf("@%d", k+1)
+						}
 						missed = append(missed, e)
 					}
 				}
 				if len(missed) > 0 {
-					fmt.Fprintf(stderr, "[%s c%d] %s — missed %v, top %v\n", cv.c.Name, q.Category, q.Question, missed, ranked[:min(5, len(ranked))])
+					fmt.Fprintf(stderr, "[%s c%d] %s — missed %v, top %v\n", cv.c.Name, q.Category, q.Question, missed, ranked[:min(10, len(ranked))])
 				}
 			}
 		}
@@ -400,6 +424,7 @@ func printEval(w io.Writer, r *evalResult) {
 			row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
 		}
 	}
+	printVariants(w, r)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-44s %12s   %s\n", "speed", "totalrecall", "raw baseline (same run)")
 	fmt.Fprintf(w, "%-44s %10.0f/s   %8.0f/s raw Bleve batch indexing of the same texts\n", fmt.Sprintf("import, end to end (turns; median of %d)", r.Rounds),

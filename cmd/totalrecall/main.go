@@ -23,6 +23,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/graph"
+	"github.com/totalrecall/totalrecall/lexicon"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -34,6 +35,7 @@ Usage:
                       [--cache-mb 64]                 read cache, embedded store: MiB for records and as
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
+                      [--no-expand]                   search queries' words as written (no WordNet expansion)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
@@ -135,6 +137,10 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
+	// noExpand searches queries' words as written, without the WordNet lexicon.
+	noExpand bool
+	// sensitivity makes eval ask every question with each weight halved and doubled.
+	sensitivity bool
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -216,7 +222,18 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic})
+	var lex domain.Lexicon
+	if !f.noExpand {
+		l, err := lexicon.New()
+		if err != nil {
+			idx.Close()
+			st.Close()
+			return nil, nil, nil, err
+		}
+		lex = l
+	}
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
+		Lexicon: lex})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -233,6 +250,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	registerDigestFlags(fs, &sf.digest)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")
+	fs.BoolVar(&sf.noExpand, "no-expand", false, "search the words of queries as written: no expansion with WordNet's synonyms and categories")
 	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
 		return err

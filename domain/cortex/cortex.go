@@ -34,6 +34,9 @@ type Config struct {
 	Living LivingConfig
 	// Mnemonic configures ingest, episodes, analysis and embeddings (mnemonic.go).
 	Mnemonic MnemonicConfig
+	// Lexicon, when set, expands search queries with what it knows of their words (synonyms,
+	// the members of a category a query names); nil searches the words as written.
+	Lexicon domain.Lexicon
 }
 
 // Cortex is the memory server's boundary. Safe for concurrent use.
@@ -70,7 +73,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		return nil, err
 	}
 	c := &Cortex{store: cfg.Store, index: cfg.Index, now: cfg.Now, log: lg,
-		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index}, logger: cfg.Logger}
+		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index, Lexicon: cfg.Lexicon}, logger: cfg.Logger}
 	c.touches = newTouchRecorder(cfg.Store, cfg.Logger)
 	c.accesses = newAccessRecorder(cfg.Store, c.log, cfg.Logger)
 	c.mnemonic = c.newMnemonic(cfg.Mnemonic)
@@ -521,8 +524,10 @@ type SearchInput struct {
 	MaxResults          int
 	Filter              domain.MemoryFilter
 	IncludeAssociations bool
-	RequestID           string
-	SessionID           string
+	// Literal searches the words as written, without the Lexicon's expansions.
+	Literal   bool
+	RequestID string
+	SessionID string
 }
 
 // MaxSearchResults caps maxResults.
@@ -554,7 +559,7 @@ func (c *Cortex) SearchMemory(ctx context.Context, in SearchInput) ([]*recall.Ra
 		return nil, err
 	}
 	res, err := c.recall.Search(ctx, recall.Query{ScopeID: in.ScopeID, Text: in.Query, MaxResults: in.MaxResults,
-		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations})
+		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations, Literal: in.Literal})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ type Reason string
 const (
 	ReasonText        Reason = "TEXT"
 	ReasonAssociation Reason = "ASSOCIATION"
+	// ReasonLexical marks a memory found only by the query's expansions (Lexicon): it says
+	// what the query means, not what it says.
+	ReasonLexical Reason = "LEXICAL"
 )
 
 // RankedMemory is one search result with the parts of its score.
@@ -54,6 +57,8 @@ type Query struct {
 	MaxResults          int
 	Filter              domain.MemoryFilter
 	IncludeAssociations bool
+	// Literal searches the words as written: no expansion by the Lexicon.
+	Literal bool
 }
 
 // Recall searches memories. Safe for concurrent use.
@@ -62,6 +67,25 @@ type Recall struct {
 	Index domain.Index
 	// Embedder, when set, makes search hybrid where the scope has vectors (context.go).
 	Embedder domain.Embedder
+	// Lexicon, when set, expands queries with what it knows of their words (context.go).
+	Lexicon domain.Lexicon
+	// Weights, when set, replace DefaultWeights (an evaluation varies them).
+	Weights *Weights
+}
+
+func (r *Recall) weights() Weights {
+	if r.Weights != nil {
+		return *r.Weights
+	}
+	return DefaultWeights
+}
+
+// expansions returns what the Lexicon makes of q's text, nil when expansion is off.
+func (r *Recall) expansions(q Query, w Weights) []domain.Expansion {
+	if r.Lexicon == nil || q.Literal || w.Lexical <= 0 {
+		return nil
+	}
+	return r.Lexicon.Expand(q.Text)
 }
 
 // Search runs q. Errors: INVALID_ARGUMENT.
@@ -77,9 +101,15 @@ func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
 	}
 	// Some headroom for hits whose memory changed or went since it was indexed.
 	over := max(limit*2, 20)
-	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: over, Filter: f})
+	w := r.weights()
+	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: over, Filter: f,
+		Expansions: r.expansions(q, w)})
 	if err != nil {
 		return nil, err
+	}
+	bestLex := 0.0
+	for _, h := range hits {
+		bestLex = max(bestLex, h.Lexical)
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -94,8 +124,8 @@ func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
 		byID[m.ID] = m
 	}
 	best := 0.0
-	if len(hits) > 0 {
-		best = hits[0].Score
+	for _, h := range hits {
+		best = max(best, h.Score)
 	}
 	results := map[string]*RankedMemory{}
 	var order []*RankedMemory
@@ -108,7 +138,14 @@ func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
 		if best > 0 {
 			text = h.Score / best
 		}
-		rm := &RankedMemory{Memory: m, Reason: ReasonText, TextScore: text, Salience: m.Salience,
+		reason := ReasonText
+		if bestLex > 0 {
+			text += w.Lexical * h.Lexical / bestLex
+			if h.Score == 0 {
+				reason = ReasonLexical
+			}
+		}
+		rm := &RankedMemory{Memory: m, Reason: reason, TextScore: text, Salience: m.Salience,
 			Score: WText*text + WSalience*m.Salience}
 		results[m.ID] = rm
 		order = append(order, rm)

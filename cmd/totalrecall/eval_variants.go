@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/recall"
+	"github.com/totalrecall/totalrecall/lexicon"
+)
+
+// An eval variant is the same questions asked of the same import through another ranking: the
+// previous method (this ranking without what it added last: the lexicon's expansions), and, with
+// --sensitivity, the ranking with one weight halved or doubled at a time.
+type evalVariant struct {
+	name   string
+	group  string // "" for the previous method; the weight's name for a sensitivity row
+	factor float64
+	rec    *recall.Recall
+	sums   *recallSums
+	byCat  map[int]*recallSums
+}
+
+// previousWeights are the weights of the method before the lexicon's expansions.
+func previousWeights() recall.Weights {
+	w := recall.DefaultWeights
+	w.Lexical, w.Answer, w.Told, w.When, w.Order = 0, 0, 0, 0, 0
+	return w
+}
+
+// evalVariants builds the variants over st and idx; emb is the hybrid search's embedder, if any.
+func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensitivity bool) ([]*evalVariant, error) {
+	lex, err := lexicon.New()
+	if err != nil {
+		return nil, err
+	}
+	prev := previousWeights()
+	out := []*evalVariant{{name: "previous method (no expansion)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
+	if !sensitivity {
+		return out, nil
+	}
+	type knob struct {
+		name string
+		set  func(w *recall.Weights, p *lexicon.Params, f float64)
+	}
+	knobs := []knob{
+		{"Wn (neighbour)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Neighbour *= f }},
+		{"Wa (answer)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Answer *= f }},
+		{"We (episode)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Episode *= f }},
+		{"Wp (person)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Person *= f }},
+		{"Wc (time cue)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.TimeCue *= f }},
+		{"Wt (told time)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Told = min(1, w.Told*f) }},
+		{"Ww (says when)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.When *= f }},
+		{"Wo (order)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Order *= f }},
+		{"Wx (lexical)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Lexical *= f }},
+		{"synonym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WSynonym *= f }},
+		{"hyponym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WHyponym *= f }},
+		{"hypernym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WHypernym *= f }},
+		{"depth decay", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.Decay *= f }},
+	}
+	for _, k := range knobs {
+		for _, f := range []float64{0.5, 2} {
+			w, p := recall.DefaultWeights, lexicon.DefaultParams
+			k.set(&w, &p, f)
+			l := lex
+			if p != lexicon.DefaultParams {
+				if l, err = lexicon.NewWith(p); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, &evalVariant{name: fmt.Sprintf("%s ×%g", k.name, f), group: k.name, factor: f,
+				rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Lexicon: l, Weights: &w}})
+		}
+	}
+	return out, nil
+}
+
+func (v *evalVariant) add(category int, ranked, evidence []string) {
+	if v.sums == nil {
+		v.sums, v.byCat = &recallSums{}, map[int]*recallSums{}
+	}
+	v.sums.add(ranked, evidence)
+	cat(v.byCat, category).add(ranked, evidence)
+}
+
+// printVariants prints the previous method's rows beside the ranking's, then the sensitivity
+// table: recall@10 overall and per category with each weight halved and doubled.
+func printVariants(w io.Writer, r *evalResult) {
+	if len(r.Variants) == 0 {
+		return
+	}
+	at10 := 2 // index of k=10 in evalKs
+	fmt.Fprintln(w)
+	for _, v := range r.Variants {
+		if v.group != "" || v.sums == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s, same import, same run\n", v.name)
+		fmt.Fprintf(w, "%-24s", "overall")
+		for i := range evalKs {
+			fmt.Fprintf(w, " %8.3f", v.sums.at(i))
+		}
+		fmt.Fprintln(w)
+		for c := 1; c <= 4; c++ {
+			if s, ok := v.byCat[c]; ok {
+				fmt.Fprintf(w, "%-24s", fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n))
+				for i := range evalKs {
+					fmt.Fprintf(w, " %8.3f", s.at(i))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	var sens []*evalVariant
+	for _, v := range r.Variants {
+		if v.group != "" && v.sums != nil {
+			sens = append(sens, v)
+		}
+	}
+	if len(sens) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nsensitivity: recall@10 with one weight halved / doubled (as used: overall %.3f, multi-hop %.3f)\n",
+		r.Overall.at(at10), cat(r.ByCategory, 1).at(at10))
+	fmt.Fprintf(w, "%-18s %15s %15s %15s %15s %15s\n", "weight", "overall", "multi-hop", "temporal", "open-domain", "single-hop")
+	for i := 0; i+1 < len(sens); i += 2 {
+		h, d := sens[i], sens[i+1]
+		fmt.Fprintf(w, "%-18s %7.3f/%.3f", h.group, h.sums.at(at10), d.sums.at(at10))
+		for c := 1; c <= 4; c++ {
+			fmt.Fprintf(w, " %7.3f/%.3f", cat(h.byCat, c).at(at10), cat(d.byCat, c).at(at10))
+		}
+		fmt.Fprintln(w)
+	}
+}
