@@ -30,7 +30,7 @@ const (
 	Decay         = 0.5
 	MaxDepth      = 2
 	MinSense      = 0.1
-	MaxExpansions = 1000
+	MaxExpansions = 2000
 )
 
 // Relations of an expansion to the query's word.

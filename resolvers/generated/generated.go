@@ -4952,6 +4952,16 @@ extend type Mutation {
   embedMemories(scopeId: ID!, requestId: ID): Int!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/recall.graphqls", Input: `extend enum ResultReason {
+  """
+  Found only by what the query means, not by its words: a synonym, a member of a category the
+  query names (a question about "martial arts" finding "taekwondo"), or the category of a member
+  it names, from the embedded WordNet lexicon. Ranked below memories that match the words
+  (` + "`" + `serve --no-expand` + "`" + ` turns the lexicon off).
+  """
+  LEXICAL
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# totalrecall's public contract. Errors carry a stable code in extensions.code:
 # NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT, FORBIDDEN, UNAVAILABLE, INTERNAL.
 
