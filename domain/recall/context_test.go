@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -19,6 +21,9 @@ type world struct {
 	domain.Store // the methods the ranking does not use are not called
 	mems         map[string]*domain.Memory
 	bm25         map[string]float64 // what the index answers for every query
+	lex          map[string]float64 // what it answers for the expansions of a query, if any
+	anchors      map[string]float64 // what it answers for one other text (an anchor), if any
+	anchorText   string
 	ctx          map[string]*domain.MemoryContext
 	episodes     map[string][]string
 	persons      []string
@@ -79,7 +84,11 @@ type worldIndex struct {
 
 func (x worldIndex) Search(_ context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
 	var hits []domain.IndexHit
-	for id, s := range x.w.bm25 {
+	scores := x.w.bm25
+	if x.w.anchorText != "" && q.Text == x.w.anchorText {
+		scores = x.w.anchors
+	}
+	for id, s := range scores {
 		m := x.w.mems[id]
 		if m.ScopeID != q.ScopeID || (q.Filter.From != nil && m.OccurredAt.Before(*q.Filter.From)) ||
 			(q.Filter.To != nil && !m.OccurredAt.Before(*q.Filter.To)) {
@@ -88,7 +97,21 @@ func (x worldIndex) Search(_ context.Context, q domain.IndexQuery) ([]domain.Ind
 		hits = append(hits, domain.IndexHit{ID: id, Score: s})
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	return hits[:min(q.Limit, len(hits))], nil
+	hits = hits[:min(q.Limit, len(hits))]
+	if len(q.Expansions) > 0 {
+		at := map[string]int{}
+		for i, h := range hits {
+			at[h.ID] = i
+		}
+		for _, id := range slices.Sorted(maps.Keys(x.w.lex)) {
+			if i, ok := at[id]; ok {
+				hits[i].Lexical = x.w.lex[id]
+			} else if x.w.mems[id].ScopeID == q.ScopeID {
+				hits = append(hits, domain.IndexHit{ID: id, Lexical: x.w.lex[id]})
+			}
+		}
+	}
+	return hits, nil
 }
 
 type fixedEmbedder struct{}
