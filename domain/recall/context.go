@@ -61,7 +61,7 @@ const (
 	WOrder     = 0.5
 	// OrderSpan is how long after (or before) the anchor of "after X" a memory still gains.
 	OrderSpan = 60 * 24 * time.Hour
-	RRFK       = 60.0
+	RRFK      = 60.0
 	// SeedSize is how many of the best text hits seed the candidates (at least 2 × maxResults).
 	SeedSize = 100
 	// EpisodeFanout is how many of the best matching episodes lend all their members as
