@@ -35,7 +35,11 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		return nil, err
 	}
 	prev := previousWeights()
-	out := []*evalVariant{{name: "previous method (no expansion)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
+	out := []*evalVariant{{name: "previous method (no expansion, answers or time questions)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
+	if emb != nil {
+		// What the hybrid search adds: the same ranking without the model.
+		out = append(out, &evalVariant{name: "without the embedder (no model)", rec: &recall.Recall{Store: st, Index: idx, Lexicon: lex}})
+	}
 	if !sensitivity {
 		return out, nil
 	}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +32,36 @@ func TestEvalUnseenConversation(t *testing.T) {
 	got := fmt.Sprintf("%.3f %.3f %.3f / %.3f %.3f", temporal.at(0), temporal.at(1), temporal.at(2), res.Overall.at(1), res.Overall.at(2))
 	if want := "0.545 0.909 1.000 / 0.808 0.885"; got != want {
 		t.Fatalf("temporal @1 @5 @10 / overall @5 @10 = %s, want %s", got, want)
+	}
+}
+
+// TestEvalPrintsTheRankingWithAndWithoutAnEmbedder: with --embed-url the eval's main rows are the
+// hybrid search, and it prints the same ranking without the model beside them.
+func TestEvalPrintsTheRankingWithAndWithoutAnEmbedder(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(fakeEmbeddings))
+	defer srv.Close()
+	mf := modelFlags{embedURL: srv.URL, embedModel: "fake"}
+	mc, err := mf.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runLoCoMoEval(context.Background(), storeFlags{mnemonic: mc}, "testdata/unseen", io.Discard, false, 1, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range res.Variants {
+		names = append(names, v.name)
+		if v.sums == nil || v.sums.n != res.Questions {
+			t.Fatalf("%s: asked %+v, want every question", v.name, v.sums)
+		}
+	}
+	if len(names) != 2 || names[1] != "without the embedder (no model)" {
+		t.Fatalf("variants %q", names)
+	}
+	var out bytes.Buffer
+	printEval(&out, res)
+	if !strings.Contains(out.String(), "without the embedder (no model), same import, same run") {
+		t.Fatalf("report:\n%s", out.String())
 	}
 }
