@@ -192,13 +192,18 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 	for _, t := range toks {
 		said[t.word] = true
 	}
-	best := map[string]domain.Expansion{}
-	offer := func(term string, w float64, of, rel string) {
+	type entry struct {
+		e    domain.Expansion
+		used int // how often annotators chose the word in that sense
+	}
+	best := map[string]entry{}
+	offer := func(m, syn uint32, w float64, of, rel string) {
+		term := l.w.lemma(m)
 		if w <= 0 || said[term] {
 			return
 		}
-		if cur, ok := best[term]; !ok || w > cur.Weight || (w == cur.Weight && of+rel < cur.Of+cur.Relation) {
-			best[term] = domain.Expansion{Text: term, Weight: w, Of: of, Relation: rel}
+		if cur, ok := best[term]; !ok || w > cur.e.Weight || (w == cur.e.Weight && (of < cur.e.Of || of == cur.e.Of && rel < cur.e.Relation)) {
+			best[term] = entry{e: domain.Expansion{Text: term, Weight: w, Of: of, Relation: rel}, used: l.w.used(m, syn)}
 		}
 	}
 	for i := 0; i < len(toks); {
@@ -227,23 +232,28 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 			l.expandLemma(f, down, offer)
 		}
 	}
-	out := make([]domain.Expansion, 0, len(best))
+	es := make([]entry, 0, len(best))
 	for _, e := range best {
-		if !said[e.Text] {
-			out = append(out, e)
+		if !said[e.e.Text] {
+			es = append(es, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b domain.Expansion) int {
-		if a.Weight != b.Weight {
-			if a.Weight > b.Weight {
+	// Heaviest first; of equal weight, the words people use most (Rome before Aachen).
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.e.Weight != b.e.Weight {
+			if a.e.Weight > b.e.Weight {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.Text, b.Text)
+		if a.used != b.used {
+			return b.used - a.used
+		}
+		return strings.Compare(a.e.Text, b.e.Text)
 	})
-	if len(out) > l.p.MaxExpansions {
-		out = out[:l.p.MaxExpansions]
+	out := make([]domain.Expansion, 0, min(len(es), l.p.MaxExpansions))
+	for _, e := range es[:min(len(es), l.p.MaxExpansions)] {
+		out = append(out, e.e)
 	}
 	return out
 }
@@ -277,7 +287,7 @@ func (l *Lexicon) collocation(toks []token) ([]uint32, int) {
 }
 
 // expandLemma offers what the senses of lemma i lend: with down, its hyponyms too.
-func (l *Lexicon) expandLemma(i uint32, down bool, offer func(term string, w float64, of, rel string)) {
+func (l *Lexicon) expandLemma(i uint32, down bool, offer func(m, syn uint32, w float64, of, rel string)) {
 	w := l.w
 	of := w.lemma(i)
 	ss := w.senseSyn[w.senseOff[i]:w.senseOff[i+1]]
@@ -295,11 +305,11 @@ func (l *Lexicon) expandLemma(i uint32, down bool, offer func(term string, w flo
 			continue
 		}
 		for _, m := range w.synLem[w.synLemOff[s]:w.synLemOff[s+1]] {
-			offer(w.lemma(m), ws*l.p.WSynonym, of, RelSynonym)
+			offer(m, s, ws*l.p.WSynonym, of, RelSynonym)
 		}
 		for _, h := range w.hyper[w.hyperOff[s]:w.hyperOff[s+1]] {
 			for _, m := range w.synLem[w.synLemOff[h/2]:w.synLemOff[h/2+1]] {
-				offer(w.lemma(m), ws*l.p.WHypernym, of, RelHypernym)
+				offer(m, h/2, ws*l.p.WHypernym, of, RelHypernym)
 			}
 		}
 		if !down {
@@ -323,7 +333,7 @@ func (l *Lexicon) expandLemma(i uint32, down bool, offer func(term string, w flo
 						rel = RelInstance
 					}
 					for _, m := range w.synLem[w.synLemOff[y/2]:w.synLemOff[y/2+1]] {
-						offer(w.lemma(m), f, of, rel)
+						offer(m, y/2, f, of, rel)
 					}
 				}
 			}

@@ -234,3 +234,13 @@ func (w *wordNet) nounForms(s string) []uint32 {
 
 // nounRules are WordNet's detachment rules for nouns (morphy(7WN)), plus "ies" → "y".
 var nounRules = [][2]string{{"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"}, {"s", ""}}
+
+// used is how many times annotators tagged lemma i in the sense of synset s.
+func (w *wordNet) used(i, s uint32) int {
+	for k := w.senseOff[i]; k < w.senseOff[i+1]; k++ {
+		if w.senseSyn[k] == s {
+			return int(w.senseCount[k])
+		}
+	}
+	return 0
+}

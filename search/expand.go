@@ -17,6 +17,9 @@ import (
 const (
 	// MaxExpansionClauses bounds the expansions searched: the heaviest ones found in the index.
 	MaxExpansionClauses = 64
+	// MaxExpansionChecks bounds the expansions looked up in the index's dictionary (in the order
+	// given: heaviest first), which bounds what a query of a broad category costs.
+	MaxExpansionChecks = 512
 	// LexicalPool is how many of the expansions' best hits are returned.
 	LexicalPool = 200
 )
@@ -31,8 +34,8 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 	}
 	var clauses []query.Query
 	seen := map[string]bool{}
-	for _, e := range q.Expansions {
-		if len(clauses) == MaxExpansionClauses {
+	for k, e := range q.Expansions {
+		if len(clauses) == MaxExpansionClauses || k == MaxExpansionChecks {
 			break
 		}
 		if e.Weight <= 0 {
