@@ -53,7 +53,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		{"We (episode)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Episode *= f }},
 		{"Wp (person)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Person *= f }},
 		{"Wc (time cue)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.TimeCue *= f }},
-		{"Wt (told time)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Told = min(1, w.Told*f) }},
+		{"Wd (told date)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Told *= f }},
 		{"Ww (says when)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.When *= f }},
 		{"Wo (order)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Order *= f }},
 		{"Wx (lexical)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Lexical *= f }},

@@ -21,16 +21,27 @@ import (
 //
 //	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
 //	        over the best TextPool hits (the scope only filters; it adds nothing to bm25)
-//	n(d)  = max over TEMPORAL neighbours j of strength·t(j)    the conversation around d matches
+//	      + Wx·lex(d) / best lex                              Wx = 0.5: the query's expansions
+//	        (Lexicon), searched apart; a memory found by them alone has reason LEXICAL
+//	n(d)  = max over TEMPORAL neighbours j of w(j)·strength·t(j)   the conversation around d
+//	        matches; w(j) = max(Wn, Wa) when j came before d and asks (holds a "?"): d answers
+//	        it, else Wn                                       Wn = 0.5, Wa = 1.0
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
-//	r(d)  = t(d) + Wn·n(d) + We·e(d)                          Wn = 0.5, We = 0.4
+//	r(d)  = t(d) + n(d) + We·e(d)                             We = 0.4
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope),
 //	        else 1                                            Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
-//	        ("on 3 June, 2023", "in July 2023", "in 2022", "in June"), falling to 0 at a week
-//	        outside it                                        Wc = 1.0
-//	text  = r·p·c / max over candidates of r·p·c
+//	        ("on 3 June, 2023", "03/06/2023", "in the spring of 2022", "in June"), falling to 0
+//	        at a week outside it; or Wd·overlap when what d tells happened there (its relative
+//	        dates resolved against when it was said: "yesterday", said on 4 June, is 3 June)
+//	                                                          Wc = 1.0, Wd = 1.0
+//	w(d)  = 1 + Ww  when the query asks when, how long or how often and d says when (a date, a
+//	        relative day, a duration, a frequency), else 1    Ww = 0.3
+//	o(d)  = 1 + Wo·(1 − Δ/OrderSpan)  when the query asks what happened after (before) X and d
+//	        occurred Δ after (before) the best match of X, Δ < OrderSpan = 60 days, else 1
+//	                                                          Wo = 0.5
+//	text  = r·p·c·w·o / max over candidates of the same
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
