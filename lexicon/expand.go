@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -21,8 +22,9 @@ import (
 //	its hyponyms and instances, d levels down (d ≤ MaxDepth)  w(s) · WHyponym · Decay^(d−1)
 //	its hypernyms and what it is an instance of               w(s) · WHypernym
 //
-// A word or phrase reached several ways keeps its largest weight; the MaxExpansions heaviest are
-// kept. How much an expansion counts beside the query's own words is the caller's weight on top.
+// A word or phrase reached several ways keeps its largest weight; the first MaxExpansions by
+// weight · (1 + ln(1 + uses in that sense)) are kept. How much an expansion counts beside the
+// query's own words is the caller's weight on top.
 const (
 	WSynonym      = 1.0
 	WHyponym      = 1.0
@@ -30,7 +32,7 @@ const (
 	Decay         = 0.5
 	MaxDepth      = 2
 	MinSense      = 0.1
-	MaxExpansions = 2000
+	MaxExpansions = 300
 )
 
 // Relations of an expansion to the query's word.
@@ -182,7 +184,8 @@ func categories(toks []token, isNoun func(string) bool) (cat []bool, ok bool) {
 	return cat, ok
 }
 
-// Expand returns the words and phrases WordNet relates to the nouns of text, heaviest first.
+// Expand returns the words and phrases WordNet relates to the nouns of text, the best known of the
+// heaviest first.
 // The category a question asks about lends its hyponyms and instances; every noun lends its
 // synonyms and hypernyms. A text that asks no such question is all categories.
 func (l *Lexicon) Expand(text string) []domain.Expansion {
@@ -238,16 +241,16 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 			es = append(es, e)
 		}
 	}
-	// Heaviest first; of equal weight, the words people use most (Rome before Aachen).
+	// The cap keeps the heaviest, counting the words people use: weight · (1 + ln(1 + uses)),
+	// so that a category's well-known members (Rome, used 4 times, two levels under "city")
+	// come before its obscure ones (Aachen, never used, one level under it).
+	rank := func(e entry) float64 { return e.e.Weight * (1 + math.Log1p(float64(e.used))) }
 	slices.SortFunc(es, func(a, b entry) int {
-		if a.e.Weight != b.e.Weight {
-			if a.e.Weight > b.e.Weight {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			if ra > rb {
 				return -1
 			}
 			return 1
-		}
-		if a.used != b.used {
-			return b.used - a.used
 		}
 		return strings.Compare(a.e.Text, b.e.Text)
 	})

@@ -19,7 +19,7 @@ const (
 	MaxExpansionClauses = 64
 	// MaxExpansionChecks bounds the expansions looked up in the index's dictionary (in the order
 	// given: heaviest first), which bounds what a query of a broad category costs.
-	MaxExpansionChecks = 512
+	MaxExpansionChecks = 300
 	// LexicalPool is how many of the expansions' best hits are returned.
 	LexicalPool = 200
 )
@@ -33,6 +33,20 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 		said[string(t.Term)] = true
 	}
 	var clauses []query.Query
+	has := func(term string) (bool, error) {
+		n, err := docsWith(ctx, r, FieldContent, term)
+		return n > 0, err
+	}
+	if rc, ok := r.(index.IndexReaderContains); ok {
+		// One dictionary per search: a look-up in it walks each segment's FST and reads no
+		// postings (a term of deleted documents only may still be found: its clause then
+		// matches nothing).
+		dict, err := rc.FieldDictContains(FieldContent)
+		if err != nil {
+			return nil, err
+		}
+		has = func(term string) (bool, error) { return dict.Contains([]byte(term)) }
+	}
 	seen := map[string]bool{}
 	for k, e := range q.Expansions {
 		if len(clauses) == MaxExpansionClauses || k == MaxExpansionChecks {
@@ -59,11 +73,11 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 		seen[key] = true
 		present := true
 		for _, t := range terms {
-			n, err := docsWith(ctx, r, FieldContent, t)
+			ok, err := has(t)
 			if err != nil {
 				return nil, err
 			}
-			if n == 0 {
+			if !ok {
 				present = false
 				break
 			}
