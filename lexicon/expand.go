@@ -198,6 +198,7 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 	type entry struct {
 		e    domain.Expansion
 		used int // how often annotators chose the word in that sense
+		rank float64
 	}
 	best := map[string]entry{}
 	offer := func(m, syn uint32, w float64, of, rel string) {
@@ -238,15 +239,15 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 	es := make([]entry, 0, len(best))
 	for _, e := range best {
 		if !said[e.e.Text] {
+			e.rank = e.e.Weight * (1 + math.Log1p(float64(e.used)))
 			es = append(es, e)
 		}
 	}
 	// The cap keeps the heaviest, counting the words people use: weight · (1 + ln(1 + uses)),
 	// so that a category's well-known members (Rome, used 4 times, two levels under "city")
 	// come before its obscure ones (Aachen, never used, one level under it).
-	rank := func(e entry) float64 { return e.e.Weight * (1 + math.Log1p(float64(e.used))) }
 	slices.SortFunc(es, func(a, b entry) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
+		if ra, rb := a.rank, b.rank; ra != rb {
 			if ra > rb {
 				return -1
 			}
