@@ -57,7 +57,8 @@ const (
 )
 
 // KnowledgeTypes lists every knowledge page type.
-var KnowledgeTypes = []KnowledgeType{KnowConcept, KnowEntity, KnowFact, KnowProcedure, KnowDecision, KnowSummary}
+var KnowledgeTypes = []KnowledgeType{KnowConcept, KnowEntity, KnowFact, KnowProcedure, KnowDecision, KnowSummary,
+	KnowNarrative, KnowJournal}
 
 // Valid reports whether k is a known knowledge type.
 func (k KnowledgeType) Valid() bool { return oneOf(k, KnowledgeTypes) }
@@ -237,7 +238,8 @@ type RefNode struct {
 	State EndState `json:"state"`
 	// LastUsed is the latest of its creation or update, last retrieval and last restore.
 	LastUsed time.Time `json:"lastUsed"`
-	// Claimed memories resist decay: never stale.
+	// Claimed memories resist decay: never stale; so do the pages of the story and the journal
+	// (knowledge of type NARRATIVE or JOURNAL).
 	Claimed bool           `json:"claimed,omitempty"`
 	Archive *ArchiveRecord `json:"archive,omitempty"`
 	// ArchivedBy is the report id of the digest pass that archived it, while that archive

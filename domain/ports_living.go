@@ -86,13 +86,17 @@ type Changes struct {
 	SessionMemories []SessionMemories
 	Associations    []AssociationSet
 	WorkingMemory   []*WorkingMemory
-	Events          []*Event
+	// Pending appends memories to their scopes' pending logs (the story's), in log order: an
+	// entry whose Seq is not above the newest its log took is skipped as appended already.
+	Pending []PendingEntry
+	Events  []*Event
 }
 
 // Empty reports whether c writes nothing.
 func (c *Changes) Empty() bool {
 	return c == nil || (len(c.Scores) == 0 && len(c.Accesses) == 0 && len(c.Sessions) == 0 &&
-		len(c.SessionMemories) == 0 && len(c.Associations) == 0 && len(c.WorkingMemory) == 0 && len(c.Events) == 0)
+		len(c.SessionMemories) == 0 && len(c.Associations) == 0 && len(c.WorkingMemory) == 0 && len(c.Pending) == 0 &&
+		len(c.Events) == 0)
 }
 
 // Merge appends o's changes to c.
@@ -106,6 +110,7 @@ func (c *Changes) Merge(o *Changes) {
 	c.SessionMemories = append(c.SessionMemories, o.SessionMemories...)
 	c.Associations = append(c.Associations, o.Associations...)
 	c.WorkingMemory = append(c.WorkingMemory, o.WorkingMemory...)
+	c.Pending = append(c.Pending, o.Pending...)
 	c.Events = append(c.Events, o.Events...)
 }
 

@@ -599,6 +599,9 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 	if err := t.applyWorkingMemory(ch.WorkingMemory); err != nil {
 		return res, err
 	}
+	if err := t.applyPending(ch.Pending); err != nil {
+		return res, err
+	}
 	for _, uid := range order {
 		t.set(objs[uid])
 	}

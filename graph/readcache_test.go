@@ -119,6 +119,10 @@ func TestReadCacheProtocol(t *testing.T) {
 
 // The budget holds: filling far more than it evicts.
 func TestReadCacheBudget(t *testing.T) {
+	// The documented default: 64 MiB for records and as many for total recall's walk.
+	if DefaultReadCacheBytes != 64<<20 {
+		t.Fatalf("the read cache's default is %d bytes a part, want 64 MiB", DefaultReadCacheBytes)
+	}
 	c := newReadCache(64 << 10)
 	e := c.begin()
 	for i := range 5000 {

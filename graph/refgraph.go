@@ -18,7 +18,7 @@ import (
 // Reference refuses anything else inside the write.
 
 // headFields are what the refgraph needs of a node to judge it (no content).
-const headFields = `uid tr.id tr.kind tr.scope kernel.family mem.state mem.occurredAt mem.lastAccessedAt mem.claimed mem.version art.state art.updatedAt art.version life.doc life.archivedBy life.family`
+const headFields = `uid tr.id tr.kind tr.scope kernel.family mem.state mem.occurredAt mem.lastAccessedAt mem.claimed mem.version art.type art.state art.updatedAt art.version life.doc life.archivedBy life.family`
 
 // headNode is a node's head: identity, family, state and last use.
 type headNode struct {
@@ -32,6 +32,7 @@ type headNode struct {
 	Accessed   *time.Time `json:"mem.lastAccessedAt"`
 	Claimed    bool       `json:"mem.claimed"`
 	MemVersion int64      `json:"mem.version"`
+	ArtType    string     `json:"art.type"`
 	ArtState   string     `json:"art.state"`
 	Updated    *time.Time `json:"art.updatedAt"`
 	ArtVersion int64      `json:"art.version"`
@@ -72,9 +73,15 @@ func (h *headNode) state() domain.EndState {
 	return domain.EndActive
 }
 
+// kept reports whether the node is a page of the story or the journal: the mind's own writing,
+// read at every session start or mirrored from its files, never stale (as claimed memories).
+func (h *headNode) kept() bool {
+	return h.Kind == kindKnowledge && domain.KnowledgeType(h.ArtType).Written()
+}
+
 // refNode turns a head into a RefNode without references. A bad archive record is an error.
 func (h *headNode) refNode() (*domain.RefNode, error) {
-	n := &domain.RefNode{ID: h.ID, ScopeID: h.Scope, Family: h.family(), State: h.state(), Claimed: h.Claimed}
+	n := &domain.RefNode{ID: h.ID, ScopeID: h.Scope, Family: h.family(), State: h.state(), Claimed: h.Claimed || h.kept()}
 	rec, err := lifeRecord(h.Life)
 	if err != nil {
 		return nil, fmt.Errorf("artifact %s: %w", h.ID, err)
@@ -323,7 +330,7 @@ func ScanKindsQuery(after string) string {
 // scanFields are the predicates phase two reads of each kind.
 var scanFields = map[string]string{
 	kindMemory:       "tr.id mem.state mem.occurredAt mem.lastAccessedAt mem.claimed",
-	kindKnowledge:    "tr.id art.state art.updatedAt",
+	kindKnowledge:    "tr.id art.type art.state art.updatedAt",
 	kindSkill:        "tr.id art.state art.updatedAt",
 	kindWorkingState: "tr.id",
 	kindKernel:       "tr.id kernel.family",
@@ -466,6 +473,7 @@ type scanNode struct {
 	Occurred    *time.Time `json:"mem.occurredAt"`
 	Accessed    *time.Time `json:"mem.lastAccessedAt"`
 	Claimed     bool       `json:"mem.claimed"`
+	ArtType     string     `json:"art.type"`
 	ArtState    string     `json:"art.state"`
 	Updated     *time.Time `json:"art.updatedAt"`
 	KFamily     string     `json:"kernel.family"`
@@ -523,7 +531,7 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 	for i, j := range jobs {
 		for _, sn := range pages[i] {
 			h := headNode{UID: sn.UID, ID: sn.ID, Kind: j.kind, Scope: scopeID, KFamily: sn.KFamily, MemState: sn.MemState,
-				Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtState: sn.ArtState, Updated: sn.Updated,
+				Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtType: sn.ArtType, ArtState: sn.ArtState, Updated: sn.Updated,
 				TombFamily: sn.TombFamily}
 			n, err := h.refNode()
 			if err != nil {

@@ -37,9 +37,13 @@ func (r *Recorder) Start() { r.on.Store(true) }
 func (r *Recorder) Stop() { r.on.Store(false) }
 
 // begin starts a read-write unit of the store's backend: one whose commits r copies while it
-// records, when the store has a recorder.
+// records, when the store has a recorder, and that goes through the commit hooks, when it has
+// them.
 func (s *Store) begin(ctx context.Context) unit {
 	u := s.b.begin(ctx)
+	if s.hooks.set() {
+		u = hookedUnit{unit: u, hooks: s.hooks}
+	}
 	if s.recorder == nil {
 		return u
 	}

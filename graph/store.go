@@ -53,7 +53,8 @@ type Store struct {
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
 	cacheBytes int
-	recorder   *Recorder // WithRecorder
+	recorder   *Recorder   // WithRecorder
+	hooks      CommitHooks // WithCommitHooks
 
 	closeOnce sync.Once
 }

@@ -208,4 +208,10 @@ func TestOpen(t *testing.T) {
 	if err != nil || src.Adapter != AdapterLoCoMo || len(src.Definitions) != 1 || src.Analyses[0] != "persons" {
 		t.Fatalf("source = %+v, %v", src, err)
 	}
+	// Events are chunked into episodes at gaps of 90 minutes in a thread.
+	src, err = Open(KindEvents, "events", strings.NewReader(""), "")
+	if err != nil || len(src.Definitions) != 1 || src.Definitions[0].Strategy != domain.StrategyTimeGap ||
+		src.Definitions[0].Config["gap_seconds"] != 5400.0 || src.Definitions[0].Config["scope"] != "thread" {
+		t.Fatalf("events source = %+v, %v", src, err)
+	}
 }

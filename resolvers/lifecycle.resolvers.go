@@ -178,8 +178,9 @@ func (r *queryResolver) WorkingStates(ctx context.Context, scopeID string, first
 }
 
 // SearchArtifacts is the resolver for the searchArtifacts field.
-func (r *queryResolver) SearchArtifacts(ctx context.Context, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool) ([]*cortex.ArtifactHit, error) {
-	in := cortex.ArtifactSearchInput{ScopeID: scopeID, Query: query, Families: families, IncludeArchived: boolv(includeArchived)}
+func (r *queryResolver) SearchArtifacts(ctx context.Context, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) ([]*cortex.ArtifactHit, error) {
+	in := cortex.ArtifactSearchInput{ScopeID: scopeID, Query: query, Families: families, IncludeArchived: boolv(includeArchived),
+		KnowledgeTypes: knowledgeTypes}
 	if maxResults != nil {
 		if *maxResults < 1 {
 			return nil, domain.FieldErrorf("maxResults", "must be at least 1")

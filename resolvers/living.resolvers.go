@@ -156,7 +156,7 @@ func (r *queryResolver) WorkingMemory(ctx context.Context, scopeID string) (*mod
 }
 
 // PromptContext is the resolver for the promptContext field.
-func (r *queryResolver) PromptContext(ctx context.Context, scopeID string, maxMemories *int, maxTokens *int, sessionID *string, requestID *string) (*model.PromptContext, error) {
+func (r *queryResolver) PromptContext(ctx context.Context, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) (*model.PromptContext, error) {
 	mm, mt := 0, 0
 	if maxMemories != nil {
 		if *maxMemories < 1 {
@@ -170,7 +170,8 @@ func (r *queryResolver) PromptContext(ctx context.Context, scopeID string, maxMe
 		}
 		mt = *maxTokens
 	}
-	pc, err := r.Cortex.PromptContext(ctx, scopeID, mm, mt, cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)})
+	pc, err := r.Cortex.PromptContextFor(ctx, cortex.PromptContextInput{ScopeID: scopeID, MaxMemories: mm, MaxTokens: mt,
+		IncludeStory: boolv(includeStory), Meta: cortex.Meta{RequestID: str(requestID), SessionID: str(sessionID)}})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ func sessionContext(sc *cortex.SessionContext) *model.SessionContext {
 	if out.Identity == nil {
 		out.Identity = []*domain.Memory{}
 	}
+	if sc.Story != "" {
+		out.Story = &sc.Story
+	}
 	return out
 }
 
@@ -43,6 +46,9 @@ func workingMemory(v *cortex.WorkingView) *model.WorkingMemory {
 
 func promptContext(pc recall.PromptContext) *model.PromptContext {
 	out := &model.PromptContext{Text: pc.Text, Tokens: pc.Tokens, Truncated: pc.Truncated, Memories: []*model.PromptContextItem{}}
+	if pc.Story != "" {
+		out.Story = &pc.Story
+	}
 	for _, it := range pc.Items {
 		out.Memories = append(out.Memories, &model.PromptContextItem{Memory: it.Memory, Relevance: it.Relevance, Tokens: it.Tokens, Truncated: it.Truncated})
 	}

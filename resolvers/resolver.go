@@ -3,6 +3,7 @@
 package resolvers
 
 //go:generate sh -c "cd .. && go tool gqlgen generate --config gqlgen.yml"
+//go:generate sh -c "cd .. && go run ./scripts/apidoc"
 
 import "github.com/totalrecall/totalrecall/domain/cortex"
 

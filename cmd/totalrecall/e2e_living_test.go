@@ -449,6 +449,9 @@ func testTotalRecall(t *testing.T, s *server) {
 		Memories struct{ Nodes []memory }
 	}
 	s.ok(t, `query($s: ID!) { memories(scopeId: $s, first: 10) { nodes { id accessCount } } }`, map[string]any{"s": scope}, &list)
+	if len(list.Memories.Nodes) != len(ms)+1 {
+		t.Fatalf("listed %d memories, want %d", len(list.Memories.Nodes), len(ms)+1)
+	}
 	for _, m := range list.Memories.Nodes {
 		want := 0
 		for _, x := range ms[1:4] {
@@ -465,6 +468,12 @@ func testTotalRecall(t *testing.T, s *server) {
 	deep := await(t, notes, "TotalRecallNotification", func(n note) bool { return n.OriginRequestID == rid+"-deep" })
 	if deep.DepthReached != 4 || len(deep.Recalled) != 4 {
 		t.Fatalf("maxDepth 10: depth %d with %d memories, want 4 and 4", deep.DepthReached, len(deep.Recalled))
+	}
+	// Without maxDepth the walk goes 3 deep.
+	s.ok(t, advise, map[string]any{"ids": []string{ms[0].ID}, "i": inst, "r": rid + "-default"}, nil)
+	def := await(t, notes, "TotalRecallNotification", func(n note) bool { return n.OriginRequestID == rid+"-default" })
+	if def.DepthReached != 3 || len(def.Recalled) != 3 || def.Recalled[2].Memory.ID != ms[3].ID {
+		t.Fatalf("default maxDepth: depth %d with %d memories, want 3 and 3", def.DepthReached, len(def.Recalled))
 	}
 	// A retried advisory is applied once.
 	var again struct{ TotalRecallAdvisory string }

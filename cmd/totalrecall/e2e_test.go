@@ -13,9 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/gorilla/websocket"
 
 	"github.com/totalrecall/totalrecall/domain/cortex"
@@ -29,6 +32,42 @@ type server struct {
 	addr   string
 	cancel context.CancelFunc
 	done   chan error
+	// writes counts the store's commits made for marked requests (see fails).
+	writes *writeLog
+}
+
+// writeLog counts the commits made for each GraphQL request whose text carries a marker
+// comment ("# request N"): the store's commit hook reads the request from the GraphQL operation
+// in the context of the write.
+type writeLog struct {
+	mu   sync.Mutex
+	by   map[string]int
+	next atomic.Int64
+}
+
+var requestMarker = regexp.MustCompile(`# request \d+\n`)
+
+func (w *writeLog) hook(ctx context.Context) {
+	if !graphql.HasOperationContext(ctx) {
+		return
+	}
+	if m := requestMarker.FindString(graphql.GetOperationContext(ctx).RawQuery); m != "" {
+		w.mu.Lock()
+		w.by[m]++
+		w.mu.Unlock()
+	}
+}
+
+// mark returns query with a marker of its own, and the marker.
+func (w *writeLog) mark(query string) (string, string) {
+	m := fmt.Sprintf("# request %d\n", w.next.Add(1))
+	return m + query, m
+}
+
+func (w *writeLog) commits(marker string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.by[marker]
 }
 
 func startServer(t testing.TB, sf storeFlags) *server {
@@ -41,7 +80,8 @@ func startServerLogging(t testing.TB, sf storeFlags, logger *slog.Logger) *serve
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan string, 1)
-	s := &server{cancel: cancel, done: make(chan error, 1)}
+	s := &server{cancel: cancel, done: make(chan error, 1), writes: &writeLog{by: map[string]int{}}}
+	sf.commitHooks.After = s.writes.hook
 	go func() { s.done <- serveOn(ctx, sf, "127.0.0.1:0", io.Discard, logger, started) }()
 	select {
 	case s.addr = <-started:
@@ -114,16 +154,32 @@ func (s *server) ok(t testing.TB, query string, vars map[string]any, out any) {
 	}
 }
 
-// fails runs query and checks that it fails with code and wrote nothing visible in data.
+// fails runs query and checks that it fails with code and that the store committed nothing for
+// it.
 func (s *server) fails(t testing.TB, code, query string, vars map[string]any) {
 	t.Helper()
-	r := s.do(t, query, vars)
+	if s.writes == nil {
+		t.Fatal("fails checks the writes of a server started in this process")
+	}
+	marked, marker := s.writes.mark(query)
+	r := s.do(t, marked, vars)
 	if len(r.Errors) == 0 {
 		t.Fatalf("query succeeded, want %s: %s", code, r.Data)
 	}
 	if got := r.Errors[0].Extensions["code"]; got != code {
 		t.Fatalf("code = %v (%s), want %s", got, r.Errors[0].Message, code)
 	}
+	if n := s.writes.commits(marker); n != 0 {
+		t.Fatalf("refused with %s, yet the store committed %d writes for it:\n%s", code, n, query)
+	}
+}
+
+// okWrites runs query like ok and returns how many commits the store made for it.
+func (s *server) okWrites(t testing.TB, query string, vars map[string]any, out any) int {
+	t.Helper()
+	marked, marker := s.writes.mark(query)
+	s.ok(t, marked, vars, out)
+	return s.writes.commits(marker)
 }
 
 const memFields = `id scopeId content tier kind metadata tags salience claimed claimedAt occurredAt accessCount state version`
@@ -164,18 +220,19 @@ func (s *server) store(t testing.TB, in map[string]any) memory {
 }
 
 type ranked struct {
-	Memory    memory
-	Score     float64
-	Reason    string
-	TextScore float64
-	Via       *struct{ SourceID, TargetID, Type string }
+	Memory     memory
+	Score      float64
+	Reason     string
+	TextScore  float64
+	Activation float64
+	Via        *struct{ SourceID, TargetID, Type string }
 }
 
 func (s *server) search(t testing.TB, scope, q string, assoc bool) []ranked {
 	t.Helper()
 	var r struct{ SearchMemory []ranked }
 	s.ok(t, `query($s: ID!, $q: String!, $a: Boolean) { searchMemory(scopeId: $s, query: $q, maxResults: 50, includeAssociations: $a) {
-		memory { `+memFields+` } score reason textScore via { sourceId targetId type } } }`, map[string]any{"s": scope, "q": q, "a": assoc}, &r)
+		memory { `+memFields+` } score reason textScore activation via { sourceId targetId type } } }`, map[string]any{"s": scope, "q": q, "a": assoc}, &r)
 	return r.SearchMemory
 }
 
@@ -222,6 +279,8 @@ var e2eTests = []struct {
 	{"ImportBadInputWritesNothing", testImportBadInputWritesNothing},
 	{"AgentsAndForkContext", testAgentsAndForkContext},
 	{"AnalyzeAsync", testAnalyzeAsync},
+	{"StoryDigestWithoutModel", testStoryDigestWithoutModel},
+	{"Journal", testJournal},
 }
 
 // backends are the stores the end-to-end suite runs on: the embedded engine always, a Dgraph
@@ -425,6 +484,11 @@ func testStoreLoadSearchRoundTrip(t *testing.T, s *server) {
 func testBadInputWritesNothing(t *testing.T, s *server) {
 	scope, _, _ := s.createScope(t, "bad input")
 	store := `mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`
+	// The refusals below are checked to commit nothing; a store that commits is seen to.
+	other, _, _ := s.createScope(t, "bad input, the store that works")
+	if n := s.okWrites(t, store, map[string]any{"in": map[string]any{"scopeId": other, "content": "fine"}}, nil); n < 1 {
+		t.Fatalf("a stored memory committed %d writes the test could attribute to its request", n)
+	}
 	cases := []struct {
 		name string
 		in   map[string]any
@@ -491,6 +555,10 @@ func testAssociationsAndCrossScopeBan(t *testing.T, s *server) {
 	if len(hits) != 2 || hits[0].Memory.ID != b.ID || hits[1].Memory.ID != a.ID || hits[1].Reason != "ASSOCIATION" ||
 		hits[1].Via == nil || hits[1].Via.Type != "CAUSAL" || hits[1].Score >= hits[0].Score {
 		t.Fatalf("spreading activation: %+v", hits)
+	}
+	// score = parent score × strength × 0.5, the strength 0.6 + 0.2.
+	if want := hits[0].Score * 0.8 * 0.5; !nearly(hits[1].Score, want) || !nearly(hits[1].Activation, want) {
+		t.Fatalf("association hit scores %v (activation %v), want %v × 0.8 × 0.5 = %v", hits[1].Score, hits[1].Activation, hits[0].Score, want)
 	}
 	if got := s.search(t, s1, "storm", false); len(got) != 1 {
 		t.Fatalf("without associations: %d hits, want 1", len(got))
@@ -781,12 +849,18 @@ func testReindexCommand(t *testing.T, sf storeFlags) {
 	}
 	var r struct{ Scopes []struct{ ID, Name string } }
 	s.ok(t, `{ scopes { id name } }`, nil, &r)
+	restarted := 0
 	for _, sc := range r.Scopes {
 		if sc.Name == "restart" {
-			if hits := s.search(t, sc.ID, "narwhal", false); len(hits) == 0 {
-				t.Fatalf("after reindex the restart scope's memory is not found")
+			restarted++
+			if hits := s.search(t, sc.ID, "narwhal", false); len(hits) != 1 {
+				t.Fatalf("after reindex the restart scope's memory is found %d times, want once", len(hits))
 			}
 		}
+	}
+	// IndexRebuiltFromEventLog made one (a shared cluster may hold those of earlier runs).
+	if restarted == 0 {
+		t.Fatal("no scope of IndexRebuiltFromEventLog to search after the reindex")
 	}
 }
 

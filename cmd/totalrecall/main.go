@@ -36,9 +36,16 @@ Usage:
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
                       [--no-expand]                   search queries' words as written (no WordNet expansion)
+                      [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
+                      [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
+                                                      tokens (0: only when asked); see docs/story.md
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
   totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
   totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
+  totalrecall import journal [--server URL | --store URI] --scope ID DIR
+                                                      MEMORY.md and memory/*.md as knowledge pages (idempotent)
+  totalrecall story   consolidate|show [--server URL | --store URI] --scope ID
+                                                      write the next chapter now / print the story
   totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
                                                       agent transcripts (idempotent; run again to resume)
@@ -50,6 +57,7 @@ Usage:
   totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -88,6 +96,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return bench(args[1:], stdout)
 	case "digest":
 		return digestCmd(args[1:], stdout)
+	case "story":
+		return storyCmd(args[1:], stdout)
 	case "export":
 		return exportCmd(args[1:], stdout)
 	case "import":
@@ -97,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		switch args[1] {
 		case "dump":
 			return importDump(args[2:], stdout)
+		case "journal":
+			return importJournal(args[2:], stdout)
 		case "locomo", "events", "agents":
 			return importSource(args[1], args[2:], stdout, stderr)
 		}
@@ -141,6 +153,9 @@ type storeFlags struct {
 	noExpand bool
 	// sensitivity makes eval ask every question with each weight halved and doubled.
 	sensitivity bool
+	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
+	// requests and inject faults.
+	commitHooks graph.CommitHooks
 }
 
 // cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
@@ -213,6 +228,9 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
+	if f.commitHooks.Before != nil || f.commitHooks.After != nil {
+		opts = append(opts, graph.WithCommitHooks(f.commitHooks))
+	}
 	st, err := graph.Open(ctx, uri, opts...)
 	if err != nil {
 		return nil, nil, nil, err
@@ -247,7 +265,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	registerLivingFlags(fs, &sf.living)
+	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
+	var mf modelFlags
+	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")
 	fs.BoolVar(&sf.noExpand, "no-expand", false, "search the words of queries as written: no expansion with WordNet's synonyms and categories")
@@ -259,6 +280,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := domain.SetMaxContentBytes(*maxContent); err != nil {
 		return fmt.Errorf("serve --max-content-bytes: %w", err)
 	}
+	mc, err := mf.config()
+	if err != nil {
+		return fmt.Errorf("serve %w", err)
+	}
+	sf.mnemonic = mc
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -26,8 +26,8 @@ type modelFlags struct {
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.llmURL, "llm-url", os.Getenv("TOTALRECALL_LLM_URL"), "OpenAI-compatible API root for the llm analysis (e.g. http://127.0.0.1:8000/v1)")
-	fs.StringVar(&m.llmModel, "llm-model", os.Getenv("TOTALRECALL_LLM_MODEL"), "chat model of the llm analysis")
+	fs.StringVar(&m.llmURL, "llm-url", os.Getenv("TOTALRECALL_LLM_URL"), "OpenAI-compatible API root of a chat model, for story chapters and the llm analysis (e.g. http://127.0.0.1:8000/v1)")
+	fs.StringVar(&m.llmModel, "llm-model", os.Getenv("TOTALRECALL_LLM_MODEL"), "the chat model (story chapters, the llm analysis)")
 	fs.StringVar(&m.llmKeyEnv, "llm-key-env", "OPENAI_API_KEY", "environment variable holding the llm server's API key")
 	fs.StringVar(&m.embedURL, "embed-url", os.Getenv("TOTALRECALL_EMBED_URL"), "OpenAI-compatible API root for embeddings (hybrid search)")
 	fs.StringVar(&m.embedModel, "embed-model", os.Getenv("TOTALRECALL_EMBED_MODEL"), "embedding model")

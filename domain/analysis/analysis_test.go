@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,21 @@ func TestTranscriptEntry(t *testing.T) {
 	m := &domain.Memory{ID: "m", Content: "Caroline: hello there", Metadata: map[string]any{domain.MetaSpeaker: "Caroline"}, OccurredAt: t0}
 	if e := TranscriptEntry(m); e.Speaker != "Caroline" || e.Text != "hello there" {
 		t.Fatalf("entry = %+v", e)
+	}
+}
+
+// TestTopicsAreTheEightMostFrequent pins the documented rule: the 8 most frequent content words,
+// each with confidence count / the top count.
+func TestTopicsAreTheEightMostFrequent(t *testing.T) {
+	got := findings(t, Topics{}, input(
+		"Ada: lemon lemon lemon cake cake garden",
+		"Bob: violin piano guitar trumpet drums flute"))
+	if len(got) != 8 {
+		t.Fatalf("%d topics, want 8: %v", len(got), keys(got))
+	}
+	for value, want := range map[string]float64{"lemon": 1, "cake": 2.0 / 3, "garden": 1.0 / 3} {
+		if f, ok := got["topic|"+value]; !ok || math.Abs(f.Confidence-want) > 1e-12 {
+			t.Errorf("topic %s = %+v, want confidence %v", value, f, want)
+		}
 	}
 }

@@ -54,6 +54,7 @@ type Cortex struct {
 	versions indexVersions
 	living   *living
 	mnemonic *mnemonic
+	story    *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ func checkArtifactInput(f domain.ArtifactFamily, in SaveArtifactInput) error {
 	case domain.FamKnowledge:
 		if !domain.KnowledgeType(in.Type).Valid() {
 			return domain.FieldErrorf("type", "unknown knowledge type %q", in.Type)
+		}
+		if err := checkNotWritten(in.Type); err != nil {
+			return err
 		}
 	case domain.FamSkill:
 		if !domain.SkillType(in.Type).Valid() {
@@ -147,10 +151,22 @@ func lcDedupe(ss []string) []string {
 	return out
 }
 
+// checkNotWritten refuses a caller's save of a page only the server writes: the story's chapters
+// (NARRATIVE) and the journal's sections (JOURNAL).
+func checkNotWritten(t string) error {
+	switch domain.KnowledgeType(t) {
+	case domain.KnowNarrative:
+		return domain.Errorf(domain.EFORBIDDEN, "NARRATIVE pages are the story's chapters: only the Subconscious writes them (consolidateStory)")
+	case domain.KnowJournal:
+		return domain.Errorf(domain.EFORBIDDEN, "JOURNAL pages mirror the journal's files: only importJournal writes them")
+	}
+	return nil
+}
+
 // SaveArtifact saves a knowledge page, skill or working state of family f. Errors:
 // INVALID_ARGUMENT, NOT_FOUND (scope, or the artifact to update), CONFLICT (an archived
 // artifact: restore it first; a requestId reused), CROSS_SCOPE_REFERENCE (an update naming
-// another scope).
+// another scope), FORBIDDEN (a page of the story or the journal).
 func (c *Cortex) SaveArtifact(ctx context.Context, f domain.ArtifactFamily, in SaveArtifactInput) (*domain.Artifact, error) {
 	if err := checkArtifactInput(f, in); err != nil {
 		return nil, err
@@ -195,6 +211,9 @@ func (c *Cortex) SaveArtifact(ctx context.Context, f domain.ArtifactFamily, in S
 			}
 			if a.State == domain.StateArchived {
 				return nil, domain.Errorf(domain.ECONFLICT, "%s %s is archived; restore it before changing it", f, in.ID)
+			}
+			if err := checkNotWritten(a.Type); f == domain.FamKnowledge && err != nil {
+				return nil, err
 			}
 			a.Type, a.Title, a.Content, a.Steps, a.Tags = in.Type, in.Title, in.Content, in.Steps, lcDedupe(in.Tags)
 			if in.Metadata != nil {
@@ -996,6 +1015,9 @@ type ArtifactSearchInput struct {
 	Families        []domain.ArtifactFamily
 	MaxResults      int
 	IncludeArchived bool
+	// KnowledgeTypes keeps only knowledge pages of these types (JOURNAL: the journal; NARRATIVE:
+	// the story); other families are not filtered.
+	KnowledgeTypes []domain.KnowledgeType
 }
 
 // indexScope is the index scope a family's documents live under: memories under the scope's
@@ -1038,6 +1060,13 @@ func (c *Cortex) SearchArtifacts(ctx context.Context, in ArtifactSearchInput) ([
 			return nil, domain.FieldErrorf("families", "%s is never served by search", f)
 		}
 	}
+	var kinds []domain.MemoryKind
+	for _, k := range in.KnowledgeTypes {
+		if !k.Valid() {
+			return nil, domain.FieldErrorf("knowledgeTypes", "unknown knowledge type %q", k)
+		}
+		kinds = append(kinds, domain.MemoryKind(k))
+	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
@@ -1056,8 +1085,12 @@ func (c *Cortex) SearchArtifacts(ctx context.Context, in ArtifactSearchInput) ([
 			continue
 		}
 		seen[f] = true
+		ff := filter
+		if f == domain.FamKnowledge {
+			ff.Kinds = kinds
+		}
 		hs, err := c.index.Search(ctx, domain.IndexQuery{ScopeID: indexScope(in.ScopeID, f), Text: in.Query,
-			Limit: max(in.MaxResults*2, 20), Filter: filter})
+			Limit: max(in.MaxResults*2, 20), Filter: ff})
 		if err != nil {
 			return nil, err
 		}
@@ -1097,7 +1130,8 @@ func (c *Cortex) SearchArtifacts(ctx context.Context, in ArtifactSearchInput) ([
 			h.Memory = m
 			out = append(out, h)
 		} else if a := aByID[h.ID]; h.Family != domain.FamMemory && a != nil && a.Family == h.Family && a.ScopeID == in.ScopeID &&
-			(in.IncludeArchived || a.State == domain.StateActive) {
+			(in.IncludeArchived || a.State == domain.StateActive) && (len(kinds) == 0 || a.Family != domain.FamKnowledge ||
+			slices.Contains(kinds, domain.MemoryKind(a.Type))) {
 			h.Artifact = a
 			out = append(out, h)
 		}

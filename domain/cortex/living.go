@@ -50,6 +50,7 @@ func (c *Cortex) startLiving(ctx, bg context.Context, cfg LivingConfig) error {
 	l.sub = subconscious.New(c.store, ls, l.sweeper, c.now, cfg.Subconscious, c.logger)
 	c.living = l
 	c.accesses.scoring.Store(&accessScoring{store: ls, scorer: l.scorer})
+	c.startStory(bg, cfg.Subconscious.Story)
 	if err := c.startLivingConsumers(ctx, bg); err != nil {
 		return err
 	}
@@ -110,13 +111,16 @@ type SessionStartInput struct {
 }
 
 // SessionContext is session_start's response: the new session, the scope's identity (its
-// IDENTITY_CORE memories and kernels) and how the last session ended.
+// IDENTITY_CORE memories and kernels), how the last session ended, and the story so far.
 type SessionContext struct {
 	Session     *domain.Session
 	Scope       *domain.Scope
 	Identity    []*domain.Memory
 	LastSession *domain.Session
 	Welcome     string
+	// Story is the scope's story where the mind starts: its newest chapters within the
+	// server's story budget (Cortex.StoryContext); "" before the first chapter.
+	Story string
 }
 
 // MaxIdentityMemories caps the identity a session start returns.
@@ -186,8 +190,17 @@ func (c *Cortex) SessionStart(ctx context.Context, in SessionStartInput) (*Sessi
 	if err != nil {
 		return nil, err
 	}
+	story := ""
+	if c.story != nil {
+		// The session is started: a story that cannot be read now leaves it out rather than
+		// failing a start that a retry would turn into a crashed session.
+		if story, err = c.StoryContext(ctx, in.ScopeID, 0); err != nil {
+			c.logger.Warn("session start: the story could not be read", "scope", in.ScopeID, "err", err)
+			story = ""
+		}
+	}
 	return &SessionContext{Session: sess, Scope: sc, Identity: page.Memories, LastSession: last,
-		Welcome: welcome(sess, sc, last, len(page.Memories))}, nil
+		Welcome: welcome(sess, sc, last, len(page.Memories)), Story: story}, nil
 }
 
 func welcome(sess *domain.Session, sc *domain.Scope, last *domain.Session, identity int) string {
@@ -749,6 +762,24 @@ func (c *Cortex) workingView(ctx context.Context, wm *domain.WorkingMemory, scop
 // within a token budget (recall.BuildPromptContext documents the format and the estimate).
 // Errors: INVALID_ARGUMENT, NOT_FOUND.
 func (c *Cortex) PromptContext(ctx context.Context, scopeID string, maxMemories, maxTokens int, m Meta) (recall.PromptContext, error) {
+	return c.PromptContextFor(ctx, PromptContextInput{ScopeID: scopeID, MaxMemories: maxMemories, MaxTokens: maxTokens, Meta: m})
+}
+
+// PromptContextInput asks for a prompt context.
+type PromptContextInput struct {
+	ScopeID     string
+	MaxMemories int
+	MaxTokens   int
+	// IncludeStory puts the mind's story first: its newest chapters within half the budget
+	// (Cortex.StoryContext); the memories fill the rest.
+	IncludeStory bool
+	Meta
+}
+
+// PromptContextFor is PromptContext, optionally with the story. Errors: INVALID_ARGUMENT,
+// NOT_FOUND, UNAVAILABLE (the story asked of a store that keeps none).
+func (c *Cortex) PromptContextFor(ctx context.Context, in PromptContextInput) (recall.PromptContext, error) {
+	scopeID, maxMemories, maxTokens, m := in.ScopeID, in.MaxMemories, in.MaxTokens, in.Meta
 	l, err := c.livingOrErr()
 	if err != nil {
 		return recall.PromptContext{}, err
@@ -790,9 +821,30 @@ func (c *Cortex) PromptContext(ctx context.Context, scopeID string, maxMemories,
 			byID[mem.ID] = mem
 		}
 	}
+	story, storyTokens := "", 0
+	if in.IncludeStory {
+		budget := maxTokens
+		if budget == 0 {
+			budget = recall.DefaultPromptTokens
+		}
+		if story, storyTokens, err = c.storyContext(ctx, scopeID, max(1, budget/2)); err != nil {
+			return recall.PromptContext{}, err
+		}
+		if story != "" {
+			storyTokens++ // the blank line after it
+			maxTokens = max(1, budget-storyTokens)
+		}
+	}
 	pc := recall.BuildPromptContext(wm.Items, byID, maxMemories, maxTokens)
+	switch {
+	case story != "" && pc.Text != "":
+		pc.Story, pc.Text, pc.Tokens = story, story+"\n\n"+pc.Text, pc.Tokens+storyTokens
+	case story != "":
+		pc.Story, pc.Text, pc.Tokens = story, story, storyTokens-1
+	}
 	c.accesses.record([]*domain.Event{command(domain.MsgPromptContextQuery, scopeID, "", tc, domain.CtxRecall,
-		map[string]any{"maxMemories": maxMemories, "maxTokens": maxTokens, "tokens": pc.Tokens, "memories": len(pc.Items)})}, nil)
+		map[string]any{"maxMemories": maxMemories, "maxTokens": in.MaxTokens, "tokens": pc.Tokens, "memories": len(pc.Items),
+			"story": in.IncludeStory, "storyTokens": storyTokens})}, nil)
 	return pc, nil
 }
 

@@ -221,11 +221,16 @@ func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) err
 	for _, id := range touched {
 		isTouched[id] = true
 	}
+	var grown []string // scopes whose pending log this batch appended to
 	for _, e := range applied {
 		if isTouched[e.ID()] {
 			c.touches.add(e.ID(), domain.CtxSubconscious)
 		}
+		if ch := plans[e.ID()]; ch != nil && len(ch.Pending) > 0 {
+			grown = append(grown, e.ScopeID)
+		}
 	}
+	c.story.kick(grown...)
 	c.log.Kick()
 	return nil
 }

@@ -11,7 +11,8 @@
 //	UNHEALTHY_DEPENDENCY  it depends on or derives from an artifact that was archived or removed
 //	CONTRADICTED          an active artifact contradicts it
 //	STALE                 unused (created, updated, retrieved or restored) for longer than the
-//	                      window; claimed memories are never stale
+//	                      window; claimed memories and the pages of the story and the journal
+//	                      (knowledge of type NARRATIVE or JOURNAL) are never stale
 //
 // Its reasons are UNSUPPORTED (with the incoming references whose sources left service) and each
 // finding above, one reason per reference.

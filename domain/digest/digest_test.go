@@ -70,6 +70,9 @@ func TestEligibility(t *testing.T) {
 }
 
 func TestStaleness(t *testing.T) {
+	if DefaultStaleAfter != 30*24*time.Hour {
+		t.Fatalf("the default staleness window is %v, want 30 days", DefaultStaleAfter)
+	}
 	fresh := node("fresh", domain.FamMemory, domain.EndActive, now.Add(-29*day))
 	if rs := Evaluate(fresh, now, 30*day); rs != nil {
 		t.Fatalf("used 29 days ago with a 30-day window: %v", rs)

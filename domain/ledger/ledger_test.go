@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
-	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -44,7 +43,7 @@ func TestEventsAndTemporalChain(t *testing.T) {
 	if len(first.Batch.Threads) != 2 {
 		t.Fatalf("threads = %d, want 2", len(first.Batch.Threads))
 	}
-	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-TemporalStrength(time.Minute)) > 1e-12 {
+	if as := first.Batch.Associations; len(as) != 1 || as[0].Type != domain.AssocTemporal || math.Abs(as[0].Strength-(0.5+0.5*math.Exp(-1.0/30))) > 1e-12 {
 		t.Fatalf("associations = %+v", as)
 	}
 	// The chain goes on across batches.
@@ -66,8 +65,11 @@ func TestEventsAndTemporalChain(t *testing.T) {
 		t.Fatal("a question is less informative than a statement of facts")
 	}
 	hi := first.Batch.Events[1].Memory
-	want := salience.Potential(salience.Features{Importance: hi.Importance, Connectivity: TemporalStrength(time.Minute)})
-	if math.Abs(hi.Salience-want) > 1e-12 || hi.Importance != Informativeness("hi Ada") {
+	// "hi Ada": one content word; its TEMPORAL association, a minute after the greeting, counts
+	// in its potential from the start.
+	importance := 1 - math.Exp(-1.0/6)
+	want := 0.25 + 0.30*importance + 0.10*(1-math.Exp(-(0.5+0.5*math.Exp(-1.0/30))/2))
+	if math.Abs(hi.Salience-want) > 1e-12 || math.Abs(hi.Importance-importance) > 1e-12 {
 		t.Fatalf("salience = %v (importance %v), want %v: the potential with its association", hi.Salience, hi.Importance, want)
 	}
 }
@@ -161,5 +163,36 @@ func TestAgents(t *testing.T) {
 	formedEvents := f.Events("aix-events", threads, events, cmd())
 	if len(formedEvents.Problems) != 0 || formedEvents.Batch.Events[0].TurnID != t1.ID {
 		t.Fatalf("trimmed events formed: %s %+v", formedEvents.Describe(), formedEvents.Problems)
+	}
+}
+
+// TestDocumentedIngestNumbers pins the rules docs/concepts.md states for ingested events: the
+// TEMPORAL association of consecutive events is 0.5 + 0.5·e^(−Δt/30 min) strong, and an
+// utterance's importance is 1 − e^(−n/6) for n content words, 0.6 of that for a question.
+func TestDocumentedIngestNumbers(t *testing.T) {
+	for _, c := range []struct {
+		gap  time.Duration
+		want float64
+	}{
+		{0, 1}, {30 * time.Minute, 0.5 + 0.5*math.Exp(-1)}, {-30 * time.Minute, 0.5 + 0.5*math.Exp(-1)},
+		{2 * time.Hour, 0.5 + 0.5*math.Exp(-4)}, {1000 * time.Hour, 0.5},
+	} {
+		if got := TemporalStrength(c.gap); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("TemporalStrength(%v) = %v, want %v", c.gap, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want float64
+	}{
+		// went, support, group, sweden, yesterday: five content words.
+		{"I went to a support group in Sweden yesterday", 1 - math.Exp(-5.0/6)},
+		// caroline, sweden: two, asked.
+		{"Did Caroline go to Sweden?", 0.6 * (1 - math.Exp(-2.0/6))},
+		{"hi, how are you", 0},
+	} {
+		if got := Informativeness(c.text); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Informativeness(%q) = %v, want %v", c.text, got, c.want)
+		}
 	}
 }

@@ -158,8 +158,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if len(pool) < 2 || floor >= best {
 		floor = 0
 	}
-	// Every hit's text score, normalised by the best; with expansions, the hits are ordered by
-	// the text score they add up to.
+	// Every hit's text score, min–max normalised over the pool; with expansions, the hits are
+	// ordered by the text score they add up to.
 	sc := textScale{best: best, floor: floor, bestLex: bestLex, wLex: wt.Lexical}
 	if bestLex > 0 {
 		sort.SliceStable(all, func(i, j int) bool { return sc.of(all[i]) > sc.of(all[j]) })

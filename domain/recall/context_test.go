@@ -28,6 +28,29 @@ type world struct {
 	episodes     map[string][]string
 	persons      []string
 	vectors      []domain.VectorHit
+	assocs       map[string][]*domain.Association // by the memory they are read from
+	limits       []int                            // the Limit of every index query
+	asked        [][]string                       // the ids of every MemoryContexts read
+}
+
+func (w *world) Associations(_ context.Context, id string, _ []domain.AssociationType, minStrength float64) ([]*domain.Association, error) {
+	var out []*domain.Association
+	for _, a := range w.assocs[id] {
+		if a.Strength >= minStrength {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (w *world) associate(a, b string, strength float64) {
+	if w.assocs == nil {
+		w.assocs = map[string][]*domain.Association{}
+	}
+	for _, p := range [][2]string{{a, b}, {b, a}} {
+		w.assocs[p[0]] = append(w.assocs[p[0]], &domain.Association{SourceID: p[0], TargetID: p[1], ScopeID: scope,
+			Type: domain.AssocThematic, Strength: strength})
+	}
 }
 
 func (w *world) Memories(_ context.Context, ids []string) ([]*domain.Memory, error) {
@@ -41,6 +64,7 @@ func (w *world) Memories(_ context.Context, ids []string) ([]*domain.Memory, err
 }
 
 func (w *world) MemoryContexts(_ context.Context, scope string, ids []string) (map[string]*domain.MemoryContext, error) {
+	w.asked = append(w.asked, append([]string(nil), ids...))
 	out := map[string]*domain.MemoryContext{}
 	for _, id := range ids {
 		if mc, ok := w.ctx[id]; ok && w.mems[id].ScopeID == scope {
@@ -83,6 +107,7 @@ type worldIndex struct {
 }
 
 func (x worldIndex) Search(_ context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
+	x.w.limits = append(x.w.limits, q.Limit)
 	var hits []domain.IndexHit
 	scores := x.w.bm25
 	if x.w.anchorText != "" && q.Text == x.w.anchorText {
@@ -157,8 +182,12 @@ func (w *world) episode(id string, items ...string) {
 
 func (w *world) search(t *testing.T, text string, emb domain.Embedder) map[string]*RankedMemory {
 	t.Helper()
-	r := &Recall{Store: w, Index: worldIndex{w: w}, Embedder: emb}
-	res, err := r.Search(context.Background(), Query{ScopeID: scope, Text: text, MaxResults: 50})
+	return w.searchWith(t, &Recall{Store: w, Index: worldIndex{w: w}, Embedder: emb}, Query{ScopeID: scope, Text: text, MaxResults: 50})
+}
+
+func (w *world) searchWith(t *testing.T, r *Recall, q Query) map[string]*RankedMemory {
+	t.Helper()
+	res, err := r.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +264,8 @@ func TestPersonNamedInTheQuery(t *testing.T) {
 	w.add("c", "Caroline", 1, 0, day0)
 	w.add("m", "Melanie", 1, 0, day0)
 	got := w.search(t, "What did Caroline's friend say?", nil)
-	if !near(got["c"].TextScore, 1) || !near(got["m"].TextScore, 1/(1+WPerson)) {
+	// The person's factor is 1.6.
+	if !near(got["c"].TextScore, 1) || !near(got["m"].TextScore, 1/1.6) {
 		t.Fatalf("text scores %v %v", got["c"].TextScore, got["m"].TextScore)
 	}
 	// A query naming every person of the scope favours none.
@@ -273,7 +303,8 @@ func TestHybridFusion(t *testing.T) {
 	w.vectors = []domain.VectorHit{{MemoryID: "vec", Similarity: 0.9}, {MemoryID: "both", Similarity: 0.8}}
 	got := w.search(t, "query", fixedEmbedder{})
 	// Text ranks: text 1, both 2. Vector ranks: vec 1, both 2.
-	h := map[string]float64{"text": 1 / (RRFK + 1), "both": 1/(RRFK+2) + 1/(RRFK+2), "vec": 1 / (RRFK + 1)}
+	// h = 1/(60 + rank_text) + 1/(60 + rank_vector).
+	h := map[string]float64{"text": 1.0 / 61, "both": 1.0/62 + 1.0/62, "vec": 1.0 / 61}
 	lo, hi := h["text"], h["both"]
 	for id, v := range h {
 		if want := (v - lo) / (hi - lo); !near(got[id].TextScore, want) {
@@ -300,5 +331,121 @@ func TestFiltersAndScopes(t *testing.T) {
 	got := w.search(t, "x", nil)
 	if len(got) != 1 || got["live"] == nil {
 		t.Fatalf("results %v", fmt.Sprint(got))
+	}
+}
+
+// TestSpreadingActivation pins the documented rule: the neighbours of the text hits over
+// associations of strength ≥ 0.5 join with score = parent score × strength × 0.5.
+func TestSpreadingActivation(t *testing.T) {
+	w := newWorld()
+	w.add("hit", "", 2, 0.5, day0)
+	for _, id := range []string{"strong", "edge", "weak"} {
+		w.add(id, "", 0, 0.9, day0)
+	}
+	w.associate("hit", "strong", 0.8)
+	w.associate("hit", "edge", 0.5)
+	w.associate("hit", "weak", 0.49)
+	r := &Recall{Store: w, Index: worldIndex{w: w}}
+	got := w.searchWith(t, r, Query{ScopeID: scope, Text: "x", MaxResults: 10, IncludeAssociations: true})
+	// The only text hit: text 1 (one hit is its own best), score 0.7·1 + 0.3·0.5 = 0.85.
+	if h := got["hit"]; h == nil || h.Reason != ReasonText || !near(h.TextScore, 1) || !near(h.Score, 0.85) {
+		t.Fatalf("text hit = %+v", h)
+	}
+	for id, want := range map[string]float64{"strong": 0.85 * 0.8 * 0.5, "edge": 0.85 * 0.5 * 0.5} {
+		a := got[id]
+		if a == nil || a.Reason != ReasonAssociation || !near(a.Score, want) || !near(a.Activation, want) ||
+			a.Via == nil || a.Via.SourceID != "hit" || a.TextScore != 0 {
+			t.Fatalf("%s = %+v, want an association hit scoring %v", id, a, want)
+		}
+	}
+	if got["weak"] != nil || len(got) != 3 {
+		t.Fatalf("results %v: an association weaker than 0.5 was followed", fmt.Sprint(got))
+	}
+	// Without includeAssociations only the text hit.
+	if got := w.searchWith(t, r, Query{ScopeID: scope, Text: "x", MaxResults: 10}); len(got) != 1 || got["hit"] == nil {
+		t.Fatalf("without associations: %v", fmt.Sprint(got))
+	}
+}
+
+// contextless is a store that records no contexts (no domain.RecallContextReader).
+type contextless struct {
+	domain.Store
+	w *world
+}
+
+func (c contextless) Memories(ctx context.Context, ids []string) ([]*domain.Memory, error) {
+	return c.w.Memories(ctx, ids)
+}
+
+// TestStoreWithoutContextsRanksByThePlainFormula: min–max text relevance and salience, as with
+// neutral contexts.
+func TestStoreWithoutContextsRanksByThePlainFormula(t *testing.T) {
+	w := newWorld()
+	w.add("a", "", 5, 0.5, day0)
+	w.add("b", "", 3, 0.25, day0)
+	w.add("z", "", 1, 0.25, day0)
+	w.chain(1, "a", "z") // known to the world, not to a store without contexts
+	got := w.searchWith(t, &Recall{Store: contextless{w: w}, Index: worldIndex{w: w}}, Query{ScopeID: scope, Text: "q", MaxResults: 10})
+	for id, want := range map[string]float64{"a": 0.7*1 + 0.3*0.5, "b": 0.7*0.5 + 0.3*0.25, "z": 0.3 * 0.25} {
+		if got[id] == nil || !near(got[id].Score, want) {
+			t.Fatalf("%s = %+v, want score %v", id, got[id], want)
+		}
+	}
+}
+
+// TestCandidateBounds pins the documented bounds of search in context: the text query asks for
+// the best 1,000 hits (3 × maxResults when more), the best 100 (at least 2 × maxResults) seed
+// the candidates, and the members of the 3 best-matching episodes join them.
+func TestCandidateBounds(t *testing.T) {
+	w := newWorld()
+	for i := 0; i < 300; i++ {
+		w.add(fmt.Sprintf("h%03d", i), "", float64(1000-i), 0, day0)
+	}
+	// Four episodes of two hits each and a member matching no word; the weakest episode's
+	// member stays out.
+	for e := 0; e < 4; e++ {
+		w.add(fmt.Sprintf("quiet%d", e), "", 0, 0, day0)
+		w.episode(fmt.Sprintf("e%d", e), fmt.Sprintf("h%03d", 2*e), fmt.Sprintf("h%03d", 2*e+1), fmt.Sprintf("quiet%d", e))
+	}
+	r := &Recall{Store: w, Index: worldIndex{w: w}}
+	w.searchWith(t, r, Query{ScopeID: scope, Text: "x", MaxResults: 1000})
+	if w.limits[0] != 3000 || len(w.asked[0]) != 300 {
+		t.Fatalf("maxResults 1000: the index was asked for %d, %d seeds; want 3000 and all 300", w.limits[0], len(w.asked[0]))
+	}
+	w.limits, w.asked = nil, nil
+	w.searchWith(t, r, Query{ScopeID: scope, Text: "x", MaxResults: 300})
+	if w.limits[0] != 1000 || len(w.asked[0]) != 300 {
+		t.Fatalf("maxResults 300: asked for %d, %d seeds; want 1000 and 600 capped by the 300 hits", w.limits[0], len(w.asked[0]))
+	}
+	w.limits, w.asked = nil, nil
+	w.searchWith(t, r, Query{ScopeID: scope, Text: "x", MaxResults: 10})
+	if w.limits[0] != 1000 || len(w.asked[0]) != 100 {
+		t.Fatalf("maxResults 10: asked for %d, %d seeds; want 1000 and 100", w.limits[0], len(w.asked[0]))
+	}
+	if len(w.asked) != 2 || fmt.Sprint(w.asked[1]) != "[quiet0 quiet1 quiet2]" {
+		t.Fatalf("the candidates beyond the seeds = %v, want the quiet members of the 3 best episodes", w.asked[1:])
+	}
+}
+
+// TestFlashbacksRankByTheBestHit pins resonate's documented ranking: the index is asked for three
+// times the flashbacks wanted (at least 9), and each hit scores 0.7 × bm25/best + 0.3 × salience.
+func TestFlashbacksRankByTheBestHit(t *testing.T) {
+	w := newWorld()
+	w.add("a", "", 4, 0.5, day0)
+	w.add("b", "", 1, 0.25, day0)
+	for i := 0; i < 40; i++ {
+		w.add(fmt.Sprintf("z%02d", i), "", 0.5, 0, day0)
+	}
+	r := &Recall{Store: w, Index: worldIndex{w: w}}
+	got, err := r.Flashbacks(context.Background(), scope, "x", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.limits[0] != 9 || len(got) != 3 || got[0].Memory.ID != "a" || !near(got[0].Score, 0.7+0.3*0.5) ||
+		got[1].Memory.ID != "b" || !near(got[1].Score, 0.7*0.25+0.3*0.25) || !near(got[2].Score, 0.7*0.125) {
+		t.Fatalf("asked the index for %d; flashbacks %v %v %v", w.limits[0], got[0], got[1], got[2])
+	}
+	if _, err := r.Flashbacks(context.Background(), scope, "x", 10); err != nil || w.limits[1] != 30 {
+		t.Fatalf("10 flashbacks asked the index for %d, want 30 (%v)", w.limits[1], err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 // Flashbacks returns the n past memories of a scope that resonate most with a new message
 // (seed 003), cheap enough to run before every turn: one full-text query of the stemmed words
 // alone (no exact-form or phrase boosts) for a few more hits than asked (3n), one read of those
-// memories, ranked by the plain formula of searchMemory (WText·bm25/best + WSalience·salience)
-// — no spreading activation and no ranking in context.
+// memories, ranked by WText·bm25/best + WSalience·salience — the text relevance relative to the
+// best hit alone (not searchMemory's min–max), no spreading activation and no ranking in context.
 // Archived memories never resonate.
 func (r *Recall) Flashbacks(ctx context.Context, scopeID, text string, n int) ([]*RankedMemory, error) {
 	f := domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}

@@ -84,10 +84,14 @@ func TestTotalRecallPrefersTheStrongestPath(t *testing.T) {
 	g.link("y", "z", 0.9)
 	g.link("x", "z", 0.9)
 	res, _ := TotalRecall(context.Background(), g, []string{"s1", "s2"}, TotalRecallParams{})
+	var z *Recollection
 	for _, r := range res.Ranked(0) {
-		if r.MemoryID == "z" && (r.Via.From != "y" || fmt.Sprintf("%.2f", r.Activation) != "0.81") {
-			t.Fatalf("z reached via %+v with %.2f, want via y with 0.81", r.Via, r.Activation)
+		if r.MemoryID == "z" {
+			z = &r
 		}
+	}
+	if z == nil || z.Via.From != "y" || fmt.Sprintf("%.2f", z.Activation) != "0.81" {
+		t.Fatalf("z = %+v, want reached via y with 0.81", z)
 	}
 }
 
@@ -158,5 +162,94 @@ func TestReflectJudge(t *testing.T) {
 	row = &domain.ReflectRow{Memory: &domain.Memory{OccurredAt: fresh, CreatedAt: old, LastAccessedAt: &fresh}, Associations: 1, Strongest: 0.9}
 	if got := c.Judge(row, now); len(got) != 0 {
 		t.Fatalf("recently retrieved: %v", got)
+	}
+}
+
+// TestTotalRecallDefaults pins the documented bounds of a total recall without parameters:
+// associations of at least 0.3, 3 levels deep, the 16 strongest of each level, 30 results.
+func TestTotalRecallDefaults(t *testing.T) {
+	if got, want := (TotalRecallParams{}).WithDefaults(), (TotalRecallParams{MaxDepth: 3, Floor: 0.3, Beam: 16, MaxResults: 30}); got != want {
+		t.Fatalf("defaults %+v, want %+v", got, want)
+	}
+	if got := (TotalRecallParams{MaxDepth: 11}).WithDefaults().MaxDepth; got != 10 {
+		t.Fatalf("maxDepth 11 walks %d deep, want at most 10", got)
+	}
+	g := graph{}
+	chain := []string{"src", "a", "b", "c", "d", "e"}
+	for i := 1; i < len(chain); i++ {
+		g.link(chain[i-1], chain[i], 0.9)
+	}
+	g.link("src", "floor", 0.3)
+	g.link("src", "below", 0.29)
+	res, err := TotalRecall(context.Background(), g, []string{"src"}, TotalRecallParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res.Ranked(0) {
+		names = append(names, fmt.Sprintf("%s@%d=%.3f", r.MemoryID, r.Depth, r.Activation))
+	}
+	if res.DepthReached != 3 || strings.Join(names, " ") != "a@1=0.900 b@2=0.810 c@3=0.729 floor@1=0.300" {
+		t.Fatalf("depth %d, recalled %v", res.DepthReached, names)
+	}
+	// A level keeps its 16 strongest: of 20 neighbours of 0.50..0.69, those of 0.54 and more.
+	hub := graph{}
+	for i := 0; i < 20; i++ {
+		hub.link("hub", fmt.Sprintf("n%02d", i), 0.50+float64(i)/100)
+	}
+	res, err = TotalRecall(context.Background(), hub, []string{"hub"}, TotalRecallParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.Levels[0]; len(l) != 16 || l[15].MemoryID != "n04" || l[0].MemoryID != "n19" {
+		t.Fatalf("level 1 kept %d: %+v", len(l), l)
+	}
+}
+
+// TestDocumentedWorkingMemoryAndPromptNumbers pins the numbers docs/concepts.md states for the
+// working memory (capacity 12 unless given; what it held fades to half) and the prompt context
+// (10 memories and 1,000 tokens unless given; a token is 4 bytes, rounded up; a memory that does
+// not fit whole is cut with "…" when 8 of its tokens fit), and reflect's defaults (stale for 30
+// days, weaker than 0.3, at most 50).
+func TestDocumentedWorkingMemoryAndPromptNumbers(t *testing.T) {
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var hits []*RankedMemory
+	mems := map[string]*domain.Memory{}
+	for i := 0; i < 13; i++ {
+		id := fmt.Sprintf("m%02d", i)
+		mems[id] = &domain.Memory{ID: id, Tier: domain.TierLongTerm, OccurredAt: at, Content: "memory " + id}
+		hits = append(hits, &RankedMemory{Memory: mems[id], Score: 1 - float64(i)/100})
+	}
+	wm := FillWorkingMemory(nil, "s", "context", 0, hits, at)
+	if wm.Capacity != 12 || len(wm.Items) != 12 {
+		t.Fatalf("default capacity %d with %d items, want 12 and 12", wm.Capacity, len(wm.Items))
+	}
+	wm = FillWorkingMemory(wm, "s", "next", 0, nil, at)
+	if wm.Items[0].MemoryID != "m00" || wm.Items[0].Relevance != 0.5 {
+		t.Fatalf("after a context that found nothing: %+v, want m00 faded from 1 to 0.5", wm.Items[0])
+	}
+	for s, want := range map[string]int{"": 0, "a": 1, "abcd": 1, "abcde": 2, "記憶": 2} {
+		if got := EstimateTokens(s); got != want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", s, got, want)
+		}
+	}
+	pc := BuildPromptContext(wm.Items, mems, 0, 0)
+	if len(pc.Items) != 10 || pc.Truncated {
+		t.Fatalf("default prompt: %d memories, truncated %v; want 10 within 1,000 tokens", len(pc.Items), pc.Truncated)
+	}
+	long := map[string]*domain.Memory{"l": {ID: "l", Tier: domain.TierLongTerm, OccurredAt: at, Content: strings.Repeat("word ", 1000)}}
+	items := []domain.WorkingItem{{MemoryID: "l", Relevance: 1}}
+	if pc := BuildPromptContext(items, long, 0, 0); pc.Tokens > 1000 || pc.Tokens < 990 || !pc.Truncated || !strings.HasSuffix(pc.Text, "…") {
+		t.Fatalf("a 5,000-byte memory in the default budget: %d tokens, truncated %v", pc.Tokens, pc.Truncated)
+	}
+	if pc := BuildPromptContext(items, long, 0, 7); len(pc.Items) != 0 || !pc.Truncated {
+		t.Fatalf("7 tokens: %+v, want the memory left out", pc)
+	}
+	if pc := BuildPromptContext(items, long, 0, 8); len(pc.Items) != 1 || !pc.Items[0].Truncated || !strings.HasSuffix(pc.Text, "…") {
+		t.Fatalf("8 tokens: %+v, want the memory cut", pc)
+	}
+	c := DefaultReflectCriteria()
+	if c.StaleAfter != 30*24*time.Hour || c.WeakBelow == nil || *c.WeakBelow != 0.3 || c.Limit != 50 {
+		t.Fatalf("reflect defaults %+v", c)
 	}
 }

@@ -1,10 +1,13 @@
 // Package recall is the Recall context: it answers searches by combining full-text relevance
 // with salience, and spreads activation along strong associations.
 //
-// Ranking (documented in the README and tested):
+// Ranking (documented in docs/concepts.md and tested with literal values):
 //
-//	text hit:        score = Wt·(bm25 / best bm25 of the query) + Ws·salience     Wt=0.7, Ws=0.3
+//	text hit:        score = Wt·text + Ws·salience                                 Wt=0.7, Ws=0.3
+//	                 text  = the text relevance, min–max normalised over the query's hits and
+//	                         ranked in context (context.go)
 //	association hit: score = parent score · strength · Decay                     Decay=0.5
+//	flashback:       score = Wt·(bm25 / best bm25 of the query) + Ws·salience     (flashbacks.go)
 //
 // Association hits are the neighbours, over associations of at least MinStrength, of the best
 // text hits; a memory reached both ways keeps its better score. Results never cross scopes:
@@ -42,7 +45,7 @@ type RankedMemory struct {
 	Memory     *domain.Memory
 	Score      float64
 	Reason     Reason
-	TextScore  float64 // normalised bm25, 0..1 (text hits)
+	TextScore  float64 // text relevance, 0..1: min–max and in context (search), bm25/best (flashbacks)
 	Salience   float64
 	Activation float64 // association hits: parent score · strength · Decay
 	Via        *domain.Association
@@ -88,80 +91,29 @@ func (r *Recall) expansions(q Query, w Weights) []domain.Expansion {
 	return r.Lexicon.Expand(q.Text)
 }
 
-// Search runs q. Errors: INVALID_ARGUMENT.
+// Search runs q, ranking in context (context.go); a store that knows no contexts ranks every
+// hit with neutral factors. Errors: INVALID_ARGUMENT.
 func (r *Recall) Search(ctx context.Context, q Query) ([]*RankedMemory, error) {
-	limit := q.MaxResults
 	// Archived memories leave search unless asked for; claimed is filtered after loading.
 	f := q.Filter
 	if len(f.States) == 0 {
 		f.States = []domain.LifecycleState{domain.StateActive}
 	}
-	if cr, ok := r.Store.(domain.RecallContextReader); ok {
-		return r.searchInContext(ctx, q, f, cr)
+	cr, ok := r.Store.(domain.RecallContextReader)
+	if !ok {
+		cr = noContext{}
 	}
-	// Some headroom for hits whose memory changed or went since it was indexed.
-	over := max(limit*2, 20)
-	w := r.weights()
-	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: over, Filter: f,
-		Expansions: r.expansions(q, w)})
-	if err != nil {
-		return nil, err
-	}
-	bestLex := 0.0
-	for _, h := range hits {
-		bestLex = max(bestLex, h.Lexical)
-	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	ms, err := r.Store.Memories(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*domain.Memory, len(ms))
-	for _, m := range ms {
-		byID[m.ID] = m
-	}
-	best := 0.0
-	for _, h := range hits {
-		best = max(best, h.Score)
-	}
-	results := map[string]*RankedMemory{}
-	var order []*RankedMemory
-	for _, h := range hits {
-		m := byID[h.ID]
-		if m == nil || m.ScopeID != q.ScopeID || !keep(m, f) {
-			continue // deleted, changed since indexed, or filtered
-		}
-		text := 0.0
-		if best > 0 {
-			text = h.Score / best
-		}
-		reason := ReasonText
-		if bestLex > 0 {
-			text += w.Lexical * h.Lexical / bestLex
-			if h.Score == 0 {
-				reason = ReasonLexical
-			}
-		}
-		rm := &RankedMemory{Memory: m, Reason: reason, TextScore: text, Salience: m.Salience,
-			Score: WText*text + WSalience*m.Salience}
-		results[m.ID] = rm
-		order = append(order, rm)
-	}
-	sortRanked(order)
-	if len(order) > limit {
-		order = order[:limit]
-	}
-	if q.IncludeAssociations {
-		order, err = r.spread(ctx, q, f, order, results)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
+	return r.searchInContext(ctx, q, f, cr)
 }
+
+// noContext is the context of a store that records none: no episodes, neighbours or persons.
+type noContext struct{}
+
+func (noContext) MemoryContexts(context.Context, string, []string) (map[string]*domain.MemoryContext, error) {
+	return map[string]*domain.MemoryContext{}, nil
+}
+
+func (noContext) ScopePersons(context.Context, string) ([]string, error) { return nil, nil }
 
 func (r *Recall) spread(ctx context.Context, q Query, f domain.MemoryFilter, top []*RankedMemory, seen map[string]*RankedMemory) ([]*RankedMemory, error) {
 	cand := map[string]*RankedMemory{}

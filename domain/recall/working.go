@@ -81,6 +81,9 @@ type PromptContext struct {
 	Tokens    int
 	Truncated bool
 	Items     []PromptItem
+	// Story is the part of Text that is the mind's story (its newest chapters), when asked for:
+	// it comes first, then a blank line, then the memories.
+	Story string
 }
 
 // Prompt limits: a token is estimated as four bytes of UTF-8 text, rounded up (the usual rule

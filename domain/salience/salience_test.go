@@ -186,3 +186,83 @@ func TestSimulatedYear(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedSalience pins the rules docs/concepts.md states, with the numbers written out:
+// potential = 0.25 + 0.30·importance + 0.20·(1 − e^(−accessCount/5)) + 0.10·(1 − e^(−Σ strengths/2))
+// + 0.15·claimed; recency halves every 90 / 7 / 60 / 365 days in IDENTITY_CORE / ACTIVE_CONTEXT /
+// LONG_TERM / ARCHIVE, 50 times slower when claimed; demotion below 0.15 / 0.10 / 0.04 / 0,
+// promotion at 0.90 / 0.45 / 0.20; a sweep rewrites a score that drifted by 0.05.
+func TestDocumentedSalience(t *testing.T) {
+	potentials := []struct {
+		f    Features
+		want float64
+	}{
+		{Features{}, 0.25},
+		{Features{Importance: 0.8}, 0.49},
+		{Features{Importance: 1, Claimed: true}, 0.70},
+		{Features{AccessCount: 5}, 0.25 + 0.20*(1-math.Exp(-1))},
+		{Features{AccessCount: 10}, 0.25 + 0.20*(1-math.Exp(-2))},
+		{Features{Connectivity: 2}, 0.25 + 0.10*(1-math.Exp(-1))},
+		{Features{Connectivity: 0.8}, 0.25 + 0.10*(1-math.Exp(-0.4))},
+		{Features{Importance: 0.5, AccessCount: 3, Connectivity: 1.5, Claimed: true},
+			0.25 + 0.15 + 0.20*(1-math.Exp(-0.6)) + 0.10*(1-math.Exp(-0.75)) + 0.15},
+	}
+	for _, c := range potentials {
+		if got := Potential(c.f); !near(got, c.want) {
+			t.Errorf("Potential(%+v) = %v, want %v", c.f, got, c.want)
+		}
+	}
+	if got := Initial(0.8); !near(got, 0.49) {
+		t.Errorf("a new memory of importance 0.8 starts at %v, want 0.49", got)
+	}
+	p := DefaultParams()
+	halfLives := map[domain.Tier]time.Duration{
+		domain.TierIdentityCore:  90 * 24 * time.Hour,
+		domain.TierActiveContext: 7 * 24 * time.Hour,
+		domain.TierLongTerm:      60 * 24 * time.Hour,
+		domain.TierArchive:       365 * 24 * time.Hour,
+	}
+	for tier, hl := range halfLives {
+		if got := p.Decay(1, t0, t0.Add(hl), tier, false); !near(got, 0.5) {
+			t.Errorf("%s after %v: recency %v, want 0.5", tier, hl, got)
+		}
+		if got := p.Decay(1, t0, t0.Add(50*hl), tier, true); !near(got, 0.5) {
+			t.Errorf("claimed, %s after %v: recency %v, want 0.5", tier, 50*hl, got)
+		}
+	}
+	// Ten days in ACTIVE_CONTEXT: 2^(−10/7).
+	if got := p.Decay(1, t0, t0.Add(10*24*time.Hour), domain.TierActiveContext, false); !near(got, math.Pow(2, -10.0/7)) {
+		t.Errorf("ten days in ACTIVE_CONTEXT: %v", got)
+	}
+	demote := map[domain.Tier]float64{domain.TierIdentityCore: 0.15, domain.TierActiveContext: 0.10, domain.TierLongTerm: 0.04}
+	for tier, th := range demote {
+		if _, moved := p.Demotion(tier, th); moved {
+			t.Errorf("%s at its threshold %v sank", tier, th)
+		}
+		if _, moved := p.Demotion(tier, th-0.001); !moved {
+			t.Errorf("%s below its threshold %v stayed", tier, th)
+		}
+	}
+	if _, moved := p.Demotion(domain.TierArchive, 0); moved {
+		t.Error("ARCHIVE sank")
+	}
+	promote := []struct {
+		from  domain.Tier
+		score float64
+		to    domain.Tier
+	}{
+		{domain.TierArchive, 0.199, domain.TierArchive}, {domain.TierArchive, 0.20, domain.TierLongTerm},
+		{domain.TierLongTerm, 0.449, domain.TierLongTerm}, {domain.TierLongTerm, 0.45, domain.TierActiveContext},
+		{domain.TierActiveContext, 0.899, domain.TierActiveContext}, {domain.TierActiveContext, 0.90, domain.TierIdentityCore},
+	}
+	for _, c := range promote {
+		if got, _ := p.Promotion(c.from, c.score); got != c.to {
+			t.Errorf("Promotion(%s, %v) = %s, want %s", c.from, c.score, got, c.to)
+		}
+	}
+	// Binary fractions, so that the differences are exact: 0.0625 and 0.046875 either side of 0.05.
+	if !drifted(0.3125, 0.25, p.Refresh) || drifted(0.296875, 0.25, p.Refresh) || !drifted(0.1875, 0.25, p.Refresh) ||
+		drifted(0.203125, 0.25, p.Refresh) {
+		t.Errorf("a sweep rewrites a score that drifted by 0.05 (refresh %v)", p.Refresh)
+	}
+}

@@ -38,6 +38,8 @@ type Config struct {
 	Recall recall.TotalRecallParams
 	// AuditPrompt is the question of the SessionAuditPrompt.
 	AuditPrompt string
+	// Story configures narrative consolidation (story.go).
+	Story StoryConfig
 }
 
 // Defaults of Config.
@@ -67,6 +69,7 @@ func (c Config) WithDefaults() Config {
 		c.AuditPrompt = DefaultAuditPrompt
 	}
 	c.Recall = c.Recall.WithDefaults()
+	c.Story = c.Story.WithDefaults()
 	return c
 }
 
@@ -243,8 +246,8 @@ func find(ss []*domain.Session, id string) *domain.Session {
 	return nil
 }
 
-// Consumes reports whether the Subconscious consumes events of type t (MemoryStored only to
-// keep the list of memories stored in a session).
+// Consumes reports whether the Subconscious consumes events of type t (MemoryStored to keep the
+// list of memories stored in a session, and the story's pending log).
 func Consumes(t domain.EventType) bool {
 	switch t {
 	case domain.EvTotalRecallAdvisory, domain.MsgSessionStart, domain.MsgSessionEnd, domain.MsgHeartbeatReceived,
@@ -294,7 +297,11 @@ func (s *Subconscious) Plan(ctx context.Context, evs []*domain.Event) (map[strin
 				continue
 			}
 			stored[sess.ID] = append(stored[sess.ID], e.MemoryID)
-			out[e.ID()] = &domain.Changes{SessionMemories: []domain.SessionMemories{{SessionID: sess.ID, MemoryIDs: []string{e.MemoryID}}}}
+			ch := &domain.Changes{SessionMemories: []domain.SessionMemories{{SessionID: sess.ID, MemoryIDs: []string{e.MemoryID}}}}
+			if p, ok := Pending(e); ok {
+				ch.Pending = []domain.PendingEntry{p}
+			}
+			out[e.ID()] = ch
 			touched = append(touched, e.ID())
 		case domain.MsgSessionEnd:
 			touched = append(touched, e.ID())

@@ -19,7 +19,7 @@ func TestRetier(t *testing.T) {
 			Context: domain.TransactionContext{SessionID: "s", RequestID: "r", MessageID: "mc", CausationID: "c", Timestamp: now, SourceContext: domain.CtxHippocampus}}
 	}
 	sets, evs := Retier(ev(domain.TierLongTerm, domain.TierArchive), assocs, now)
-	if len(sets) != 3 || sets[0].Strength != 0.4 || sets[1].Strength != ArchiveMinStrength || sets[2].Strength != 0.475 || len(evs) != 6 {
+	if len(sets) != 3 || sets[0].Strength != 0.4 || sets[1].Strength != 0.01 || sets[2].Strength != 0.475 || len(evs) != 6 {
 		t.Fatalf("into ARCHIVE: %+v", sets)
 	}
 	if evs[0].Type != domain.EvAssociationWeakened || evs[0].Context.CausationID != "mc" || evs[1].MemoryID != "x" {

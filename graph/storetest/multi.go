@@ -46,6 +46,7 @@ func multiTests() []multiTest {
 		{"MultiInsertsShareOneLog", testMultiInserts},
 		{"MultiSameRequestStore", testMultiSameRequestStore},
 		{"MultiSameRequestClaimAndAssociate", testMultiSameRequestUpdate},
+		{"MultiChapterRace", testMultiChapterRace},
 	}
 }
 

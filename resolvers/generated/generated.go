@@ -16,7 +16,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/journal"
 	"github.com/totalrecall/totalrecall/domain/recall"
+	"github.com/totalrecall/totalrecall/domain/subconscious"
 	"github.com/totalrecall/totalrecall/resolvers/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -59,6 +61,7 @@ type ResolverRoot interface {
 	ScopeDeletion() ScopeDeletionResolver
 	SessionAuditPrompt() SessionAuditPromptResolver
 	Skill() SkillResolver
+	StoryChapter() StoryChapterResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -320,6 +323,32 @@ type ComplexityRoot struct {
 		Valid                 func(childComplexity int) int
 	}
 
+	JournalImport struct {
+		Created   func(childComplexity int) int
+		Deleted   func(childComplexity int) int
+		Files     func(childComplexity int) int
+		Pages     func(childComplexity int) int
+		ScopeID   func(childComplexity int) int
+		Unchanged func(childComplexity int) int
+		Updated   func(childComplexity int) int
+	}
+
+	JournalSection struct {
+		FromLine func(childComplexity int) int
+		Headings func(childComplexity int) int
+		Lines    func(childComplexity int) int
+		Path     func(childComplexity int) int
+	}
+
+	JournalSnippet struct {
+		FromLine   func(childComplexity int) int
+		Lines      func(childComplexity int) int
+		Path       func(childComplexity int) int
+		ScopeID    func(childComplexity int) int
+		Text       func(childComplexity int) int
+		TotalLines func(childComplexity int) int
+	}
+
 	Kernel struct {
 		Content   func(childComplexity int) int
 		Family    func(childComplexity int) int
@@ -332,6 +361,7 @@ type ComplexityRoot struct {
 		Content      func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
 		ID           func(childComplexity int) int
+		Journal      func(childComplexity int) int
 		Metadata     func(childComplexity int) int
 		ReferencedBy func(childComplexity int) int
 		References   func(childComplexity int) int
@@ -424,6 +454,7 @@ type ComplexityRoot struct {
 		ClaimMemory         func(childComplexity int, id string, requestID *string, sessionID *string) int
 		ClearWorkingState   func(childComplexity int, scopeID string, ids []string, requestID *string, sessionID *string) int
 		Consolidate         func(childComplexity int, memoryIds []string, strategy *domain.ConsolidationStrategy, sessionID *string, requestID *string) int
+		ConsolidateStory    func(childComplexity int, scopeID string, sessionID *string, requestID *string) int
 		CreateScope         func(childComplexity int, name string, requestID *string) int
 		DecaySweep          func(childComplexity int, scopeID string, tier *domain.Tier, requestID *string) int
 		DefineEpisodes      func(childComplexity int, scopeID string, input model.EpisodeDefinitionInput, requestID *string) int
@@ -434,6 +465,7 @@ type ComplexityRoot struct {
 		EmbedMemories       func(childComplexity int, scopeID string, requestID *string) int
 		Heartbeat           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ImportData          func(childComplexity int, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) int
+		ImportJournal       func(childComplexity int, scopeID string, files []*model.JournalFileInput, sessionID *string) int
 		ReclassifyMemory    func(childComplexity int, input model.ReclassifyInput) int
 		RemoveReference     func(childComplexity int, input model.ReferenceInput) int
 		RestoreKnowledge    func(childComplexity int, id string, requestID *string, sessionID *string) int
@@ -452,8 +484,28 @@ type ComplexityRoot struct {
 		UpdateKernel        func(childComplexity int, kernelID string, content string, requestID *string) int
 	}
 
+	PendingMemory struct {
+		Memory    func(childComplexity int) int
+		MemoryID  func(childComplexity int) int
+		Seq       func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		StoredAt  func(childComplexity int) int
+		Tokens    func(childComplexity int) int
+	}
+
+	PendingNarrative struct {
+		Chapters        func(childComplexity int) int
+		Entries         func(childComplexity int) int
+		LastProcessed   func(childComplexity int) int
+		Memories        func(childComplexity int) int
+		ScopeID         func(childComplexity int) int
+		ThresholdTokens func(childComplexity int) int
+		Tokens          func(childComplexity int) int
+	}
+
 	PromptContext struct {
 		Memories  func(childComplexity int) int
+		Story     func(childComplexity int) int
 		Text      func(childComplexity int) int
 		Tokens    func(childComplexity int) int
 		Truncated func(childComplexity int) int
@@ -479,21 +531,24 @@ type ComplexityRoot struct {
 		Facets             func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
 		ForkContext        func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
 		History            func(childComplexity int, memoryID string) int
+		JournalGet         func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
 		Knowledge          func(childComplexity int, id string) int
 		KnowledgePages     func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
 		Memories           func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
 		Memory             func(childComplexity int, id string, sessionID *string, requestID *string) int
-		PromptContext      func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, sessionID *string, requestID *string) int
+		PendingNarrative   func(childComplexity int, scopeID string) int
+		PromptContext      func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
 		References         func(childComplexity int, artifactID string) int
 		Reflect            func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
 		Resonate           func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
 		Scope              func(childComplexity int, id string) int
 		Scopes             func(childComplexity int) int
-		SearchArtifacts    func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool) int
+		SearchArtifacts    func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) int
 		SearchMemory       func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
 		Session            func(childComplexity int, instanceID string) int
 		Skill              func(childComplexity int, id string) int
 		Skills             func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
+		Story              func(childComplexity int, scopeID string) int
 		Trace              func(childComplexity int, requestID string) int
 		WorkingMemory      func(childComplexity int, scopeID string) int
 		WorkingState       func(childComplexity int, id string) int
@@ -577,6 +632,7 @@ type ComplexityRoot struct {
 		LastSession func(childComplexity int) int
 		Session     func(childComplexity int) int
 		SessionID   func(childComplexity int) int
+		Story       func(childComplexity int) int
 		Welcome     func(childComplexity int) int
 		WorldKernel func(childComplexity int) int
 	}
@@ -603,6 +659,31 @@ type ComplexityRoot struct {
 		HasNextPage func(childComplexity int) int
 		Nodes       func(childComplexity int) int
 		TotalCount  func(childComplexity int) int
+	}
+
+	Story struct {
+		Chapters      func(childComplexity int) int
+		LastProcessed func(childComplexity int) int
+		Markdown      func(childComplexity int) int
+		ScopeID       func(childComplexity int) int
+		Tokens        func(childComplexity int) int
+	}
+
+	StoryChapter struct {
+		Content       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		From          func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Knowledge     func(childComplexity int) int
+		LastProcessed func(childComplexity int) int
+		Memories      func(childComplexity int) int
+		MemoryIds     func(childComplexity int) int
+		Mode          func(childComplexity int) int
+		Model         func(childComplexity int) int
+		Number        func(childComplexity int) int
+		Title         func(childComplexity int) int
+		To            func(childComplexity int) int
+		Tokens        func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -737,6 +818,7 @@ type KnowledgeResolver interface {
 
 	References(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
 	ReferencedBy(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+	Journal(ctx context.Context, obj *domain.Artifact) (*journal.Section, error)
 }
 type MemoryResolver interface {
 	SuggestedTier(ctx context.Context, obj *domain.Memory) (*domain.Tier, error)
@@ -790,6 +872,8 @@ type MutationResolver interface {
 	ChunkEpisodes(ctx context.Context, scopeID string, definition string, requestID *string) (*cortex.ChunkResult, error)
 	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) ([]*domain.AnalysisRun, error)
 	EmbedMemories(ctx context.Context, scopeID string, requestID *string) (int, error)
+	ConsolidateStory(ctx context.Context, scopeID string, sessionID *string, requestID *string) (*subconscious.Chapter, error)
+	ImportJournal(ctx context.Context, scopeID string, files []*model.JournalFileInput, sessionID *string) (*cortex.JournalImport, error)
 }
 type QueryResolver interface {
 	Scope(ctx context.Context, id string) (*domain.Scope, error)
@@ -806,14 +890,14 @@ type QueryResolver interface {
 	Skills(ctx context.Context, scopeID string, filter *model.SkillFilter, first *int, after *string) (*model.SkillConnection, error)
 	WorkingState(ctx context.Context, id string) (*domain.Artifact, error)
 	WorkingStates(ctx context.Context, scopeID string, first *int, after *string) (*model.WorkingStateConnection, error)
-	SearchArtifacts(ctx context.Context, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool) ([]*cortex.ArtifactHit, error)
+	SearchArtifacts(ctx context.Context, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) ([]*cortex.ArtifactHit, error)
 	References(ctx context.Context, artifactID string) (*domain.RefNode, error)
 	DerivedView(ctx context.Context, artifactID string) (*cortex.DerivedView, error)
 	DigestReport(ctx context.Context, id string) (*domain.DigestReport, error)
 	Session(ctx context.Context, instanceID string) (*domain.Session, error)
 	Reflect(ctx context.Context, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) ([]*model.ReflectionCandidate, error)
 	WorkingMemory(ctx context.Context, scopeID string) (*model.WorkingMemory, error)
-	PromptContext(ctx context.Context, scopeID string, maxMemories *int, maxTokens *int, sessionID *string, requestID *string) (*model.PromptContext, error)
+	PromptContext(ctx context.Context, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) (*model.PromptContext, error)
 	Resonate(ctx context.Context, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) ([]*recall.RankedMemory, error)
 	EpisodeDefinitions(ctx context.Context, scopeID string) ([]*domain.EpisodeDefinition, error)
 	Episodes(ctx context.Context, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) ([]*domain.Episode, error)
@@ -823,6 +907,9 @@ type QueryResolver interface {
 	AnalysisRuns(ctx context.Context, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) ([]*domain.AnalysisRun, error)
 	AgentSessions(ctx context.Context, scopeID string) ([]*domain.AgentSession, error)
 	ForkContext(ctx context.Context, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
+	PendingNarrative(ctx context.Context, scopeID string) (*cortex.PendingNarrative, error)
+	Story(ctx context.Context, scopeID string) (*cortex.Story, error)
+	JournalGet(ctx context.Context, scopeID string, path string, fromLine *int, lines *int) (*cortex.JournalSnippet, error)
 }
 type RankedMemoryResolver interface {
 	Reason(ctx context.Context, obj *recall.RankedMemory) (model.ResultReason, error)
@@ -838,6 +925,11 @@ type SkillResolver interface {
 
 	References(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
 	ReferencedBy(ctx context.Context, obj *domain.Artifact) ([]*domain.Reference, error)
+}
+type StoryChapterResolver interface {
+	MemoryIds(ctx context.Context, obj *subconscious.Chapter) ([]string, error)
+
+	Model(ctx context.Context, obj *subconscious.Chapter) (*string, error)
 }
 type SubscriptionResolver interface {
 	MemoryEvents(ctx context.Context, scopeID string) (<-chan *domain.Event, error)
@@ -2001,6 +2093,111 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.InvalidationView.Valid(childComplexity), true
 
+	case "JournalImport.created":
+		if e.complexity.JournalImport.Created == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Created(childComplexity), true
+	case "JournalImport.deleted":
+		if e.complexity.JournalImport.Deleted == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Deleted(childComplexity), true
+	case "JournalImport.files":
+		if e.complexity.JournalImport.Files == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Files(childComplexity), true
+	case "JournalImport.pages":
+		if e.complexity.JournalImport.Pages == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Pages(childComplexity), true
+	case "JournalImport.scopeId":
+		if e.complexity.JournalImport.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.ScopeID(childComplexity), true
+	case "JournalImport.unchanged":
+		if e.complexity.JournalImport.Unchanged == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Unchanged(childComplexity), true
+	case "JournalImport.updated":
+		if e.complexity.JournalImport.Updated == nil {
+			break
+		}
+
+		return e.complexity.JournalImport.Updated(childComplexity), true
+
+	case "JournalSection.fromLine":
+		if e.complexity.JournalSection.FromLine == nil {
+			break
+		}
+
+		return e.complexity.JournalSection.FromLine(childComplexity), true
+	case "JournalSection.headings":
+		if e.complexity.JournalSection.Headings == nil {
+			break
+		}
+
+		return e.complexity.JournalSection.Headings(childComplexity), true
+	case "JournalSection.lines":
+		if e.complexity.JournalSection.Lines == nil {
+			break
+		}
+
+		return e.complexity.JournalSection.Lines(childComplexity), true
+	case "JournalSection.path":
+		if e.complexity.JournalSection.Path == nil {
+			break
+		}
+
+		return e.complexity.JournalSection.Path(childComplexity), true
+
+	case "JournalSnippet.fromLine":
+		if e.complexity.JournalSnippet.FromLine == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.FromLine(childComplexity), true
+	case "JournalSnippet.lines":
+		if e.complexity.JournalSnippet.Lines == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.Lines(childComplexity), true
+	case "JournalSnippet.path":
+		if e.complexity.JournalSnippet.Path == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.Path(childComplexity), true
+	case "JournalSnippet.scopeId":
+		if e.complexity.JournalSnippet.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.ScopeID(childComplexity), true
+	case "JournalSnippet.text":
+		if e.complexity.JournalSnippet.Text == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.Text(childComplexity), true
+	case "JournalSnippet.totalLines":
+		if e.complexity.JournalSnippet.TotalLines == nil {
+			break
+		}
+
+		return e.complexity.JournalSnippet.TotalLines(childComplexity), true
+
 	case "Kernel.content":
 		if e.complexity.Kernel.Content == nil {
 			break
@@ -2050,6 +2247,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Knowledge.ID(childComplexity), true
+	case "Knowledge.journal":
+		if e.complexity.Knowledge.Journal == nil {
+			break
+		}
+
+		return e.complexity.Knowledge.Journal(childComplexity), true
 	case "Knowledge.metadata":
 		if e.complexity.Knowledge.Metadata == nil {
 			break
@@ -2518,6 +2721,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.Consolidate(childComplexity, args["memoryIds"].([]string), args["strategy"].(*domain.ConsolidationStrategy), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Mutation.consolidateStory":
+		if e.complexity.Mutation.ConsolidateStory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_consolidateStory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ConsolidateStory(childComplexity, args["scopeId"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Mutation.createScope":
 		if e.complexity.Mutation.CreateScope == nil {
 			break
@@ -2628,6 +2842,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ImportData(childComplexity, args["scopeId"].(string), args["format"].(model.ImportFormat), args["data"].(string), args["source"].(*string), args["adapter"].(*string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.importJournal":
+		if e.complexity.Mutation.ImportJournal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importJournal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ImportJournal(childComplexity, args["scopeId"].(string), args["files"].([]*model.JournalFileInput), args["sessionId"].(*string)), true
 	case "Mutation.reclassifyMemory":
 		if e.complexity.Mutation.ReclassifyMemory == nil {
 			break
@@ -2805,12 +3030,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.Mutation.UpdateKernel(childComplexity, args["kernelId"].(string), args["content"].(string), args["requestId"].(*string)), true
 
+	case "PendingMemory.memory":
+		if e.complexity.PendingMemory.Memory == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.Memory(childComplexity), true
+	case "PendingMemory.memoryId":
+		if e.complexity.PendingMemory.MemoryID == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.MemoryID(childComplexity), true
+	case "PendingMemory.seq":
+		if e.complexity.PendingMemory.Seq == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.Seq(childComplexity), true
+	case "PendingMemory.sessionId":
+		if e.complexity.PendingMemory.SessionID == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.SessionID(childComplexity), true
+	case "PendingMemory.storedAt":
+		if e.complexity.PendingMemory.StoredAt == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.StoredAt(childComplexity), true
+	case "PendingMemory.tokens":
+		if e.complexity.PendingMemory.Tokens == nil {
+			break
+		}
+
+		return e.complexity.PendingMemory.Tokens(childComplexity), true
+
+	case "PendingNarrative.chapters":
+		if e.complexity.PendingNarrative.Chapters == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.Chapters(childComplexity), true
+	case "PendingNarrative.entries":
+		if e.complexity.PendingNarrative.Entries == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.Entries(childComplexity), true
+	case "PendingNarrative.lastProcessed":
+		if e.complexity.PendingNarrative.LastProcessed == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.LastProcessed(childComplexity), true
+	case "PendingNarrative.memories":
+		if e.complexity.PendingNarrative.Memories == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.Memories(childComplexity), true
+	case "PendingNarrative.scopeId":
+		if e.complexity.PendingNarrative.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.ScopeID(childComplexity), true
+	case "PendingNarrative.thresholdTokens":
+		if e.complexity.PendingNarrative.ThresholdTokens == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.ThresholdTokens(childComplexity), true
+	case "PendingNarrative.tokens":
+		if e.complexity.PendingNarrative.Tokens == nil {
+			break
+		}
+
+		return e.complexity.PendingNarrative.Tokens(childComplexity), true
+
 	case "PromptContext.memories":
 		if e.complexity.PromptContext.Memories == nil {
 			break
 		}
 
 		return e.complexity.PromptContext.Memories(childComplexity), true
+	case "PromptContext.story":
+		if e.complexity.PromptContext.Story == nil {
+			break
+		}
+
+		return e.complexity.PromptContext.Story(childComplexity), true
 	case "PromptContext.text":
 		if e.complexity.PromptContext.Text == nil {
 			break
@@ -2987,6 +3298,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.History(childComplexity, args["memoryId"].(string)), true
+	case "Query.journalGet":
+		if e.complexity.Query.JournalGet == nil {
+			break
+		}
+
+		args, err := ec.field_Query_journalGet_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.JournalGet(childComplexity, args["scopeId"].(string), args["path"].(string), args["fromLine"].(*int), args["lines"].(*int)), true
 	case "Query.knowledge":
 		if e.complexity.Query.Knowledge == nil {
 			break
@@ -3031,6 +3353,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Memory(childComplexity, args["id"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.pendingNarrative":
+		if e.complexity.Query.PendingNarrative == nil {
+			break
+		}
+
+		args, err := ec.field_Query_pendingNarrative_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.PendingNarrative(childComplexity, args["scopeId"].(string)), true
 	case "Query.promptContext":
 		if e.complexity.Query.PromptContext == nil {
 			break
@@ -3041,7 +3374,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.complexity.Query.PromptContext(childComplexity, args["scopeId"].(string), args["maxMemories"].(*int), args["maxTokens"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
+		return e.complexity.Query.PromptContext(childComplexity, args["scopeId"].(string), args["maxMemories"].(*int), args["maxTokens"].(*int), args["includeStory"].(*bool), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Query.references":
 		if e.complexity.Query.References == nil {
 			break
@@ -3102,7 +3435,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.complexity.Query.SearchArtifacts(childComplexity, args["scopeId"].(string), args["query"].(string), args["families"].([]domain.ArtifactFamily), args["maxResults"].(*int), args["includeArchived"].(*bool)), true
+		return e.complexity.Query.SearchArtifacts(childComplexity, args["scopeId"].(string), args["query"].(string), args["families"].([]domain.ArtifactFamily), args["maxResults"].(*int), args["includeArchived"].(*bool), args["knowledgeTypes"].([]domain.KnowledgeType)), true
 	case "Query.searchMemory":
 		if e.complexity.Query.SearchMemory == nil {
 			break
@@ -3147,6 +3480,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Skills(childComplexity, args["scopeId"].(string), args["filter"].(*model.SkillFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.story":
+		if e.complexity.Query.Story == nil {
+			break
+		}
+
+		args, err := ec.field_Query_story_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Story(childComplexity, args["scopeId"].(string)), true
 	case "Query.trace":
 		if e.complexity.Query.Trace == nil {
 			break
@@ -3529,6 +3873,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.SessionContext.SessionID(childComplexity), true
+	case "SessionContext.story":
+		if e.complexity.SessionContext.Story == nil {
+			break
+		}
+
+		return e.complexity.SessionContext.Story(childComplexity), true
 	case "SessionContext.welcome":
 		if e.complexity.SessionContext.Welcome == nil {
 			break
@@ -3651,6 +4001,122 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.SkillConnection.TotalCount(childComplexity), true
+
+	case "Story.chapters":
+		if e.complexity.Story.Chapters == nil {
+			break
+		}
+
+		return e.complexity.Story.Chapters(childComplexity), true
+	case "Story.lastProcessed":
+		if e.complexity.Story.LastProcessed == nil {
+			break
+		}
+
+		return e.complexity.Story.LastProcessed(childComplexity), true
+	case "Story.markdown":
+		if e.complexity.Story.Markdown == nil {
+			break
+		}
+
+		return e.complexity.Story.Markdown(childComplexity), true
+	case "Story.scopeId":
+		if e.complexity.Story.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.Story.ScopeID(childComplexity), true
+	case "Story.tokens":
+		if e.complexity.Story.Tokens == nil {
+			break
+		}
+
+		return e.complexity.Story.Tokens(childComplexity), true
+
+	case "StoryChapter.content":
+		if e.complexity.StoryChapter.Content == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Content(childComplexity), true
+	case "StoryChapter.createdAt":
+		if e.complexity.StoryChapter.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.CreatedAt(childComplexity), true
+	case "StoryChapter.from":
+		if e.complexity.StoryChapter.From == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.From(childComplexity), true
+	case "StoryChapter.id":
+		if e.complexity.StoryChapter.ID == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.ID(childComplexity), true
+	case "StoryChapter.knowledge":
+		if e.complexity.StoryChapter.Knowledge == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Knowledge(childComplexity), true
+	case "StoryChapter.lastProcessed":
+		if e.complexity.StoryChapter.LastProcessed == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.LastProcessed(childComplexity), true
+	case "StoryChapter.memories":
+		if e.complexity.StoryChapter.Memories == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Memories(childComplexity), true
+	case "StoryChapter.memoryIds":
+		if e.complexity.StoryChapter.MemoryIds == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.MemoryIds(childComplexity), true
+	case "StoryChapter.mode":
+		if e.complexity.StoryChapter.Mode == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Mode(childComplexity), true
+	case "StoryChapter.model":
+		if e.complexity.StoryChapter.Model == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Model(childComplexity), true
+	case "StoryChapter.number":
+		if e.complexity.StoryChapter.Number == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Number(childComplexity), true
+	case "StoryChapter.title":
+		if e.complexity.StoryChapter.Title == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Title(childComplexity), true
+	case "StoryChapter.to":
+		if e.complexity.StoryChapter.To == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.To(childComplexity), true
+	case "StoryChapter.tokens":
+		if e.complexity.StoryChapter.Tokens == nil {
+			break
+		}
+
+		return e.complexity.StoryChapter.Tokens(childComplexity), true
 
 	case "Subscription.memoryEvents":
 		if e.complexity.Subscription.MemoryEvents == nil {
@@ -4058,6 +4524,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAssociateInput,
 		ec.unmarshalInputDigestInput,
 		ec.unmarshalInputEpisodeDefinitionInput,
+		ec.unmarshalInputJournalFileInput,
 		ec.unmarshalInputKnowledgeFilter,
 		ec.unmarshalInputMemoryFilter,
 		ec.unmarshalInputReclassifyInput,
@@ -4182,9 +4649,11 @@ func (ec *executionContext) introspectType(name string) (*introspection.Type, er
 }
 
 var sources = []*ast.Source{
-	{Name: "../../schema/lifecycle.graphqls", Input: `# Seed 004's artifact lifecycle: six families, the refgraph, service-derived views, the digest
-# (propose / archive / remove as separate passes), restore, explicit deletion, scope deletion.
-# Further error codes: SAME_PASS_ARCHIVE_REMOVE, NOT_ARCHIVED, NOT_A_CANDIDATE, HAS_DEPENDENTS.
+	{Name: "../../schema/lifecycle.graphqls", Input: `# Artifacts and their lifecycle: knowledge, skills, working state, the refgraph and the digest
+# Seed 004's six artifact families, each artifact in exactly one scope: the two kernels, memories,
+# knowledge pages, skills and working state. References between artifacts form the refgraph;
+# the service derives each artifact's support, lineage, invalidation and cleanup views from it;
+# the digest archives what nothing supports in one pass and removes it only in a later one.
 
 "Seed 004's six artifact families: kernels are core truth, memory / knowledge / skill advisory, working state never truth."
 enum ArtifactFamily { AGENT_MODEL_KERNEL WORLD_MODEL_KERNEL MEMORY KNOWLEDGE SKILL WORKING_STATE }
@@ -4453,42 +4922,280 @@ input DigestInput {
 }
 
 extend type Query {
+  """
+  Loads a knowledge page (also an archived one); null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { knowledge(id: "KNOWLEDGE_ID") { id type title content state version references { type targetId healthy } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   knowledge(id: ID!): Knowledge
-  "A scope's knowledge pages, newest update first; archived ones only when the filter asks."
+  """
+  A scope's knowledge pages, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most
+  1,000); archived ones only when the filter asks for them.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { knowledgePages(scopeId: "SCOPE_ID", filter: {types: [FACT]}, first: 20) { totalCount nodes { id title } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   knowledgePages(scopeId: ID!, filter: KnowledgeFilter, first: Int, after: String): KnowledgeConnection!
+  """
+  Loads a skill (also an archived one); null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { skill(id: "SKILL_ID") { id type title steps state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   skill(id: ID!): Skill
+  """
+  A scope's skills, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most 1,000);
+  archived ones only when the filter asks for them.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { skills(scopeId: "SCOPE_ID", filter: {types: [PROCEDURE]}) { nodes { id title steps } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   skills(scopeId: ID!, filter: SkillFilter, first: Int, after: String): SkillConnection!
+  """
+  Loads a working state; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingState(id: "WORKING_STATE_ID") { id title content sessionId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingState(id: ID!): WorkingState
+  """
+  A scope's working states, newest update first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50, at most
+  1,000).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingStates(scopeId: "SCOPE_ID") { nodes { id title updatedAt } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingStates(scopeId: ID!, first: Int, after: String): WorkingStateConnection!
-  "Full-text search over memories, knowledge and skills (default all three); each hit names its family."
-  searchArtifacts(scopeId: ID!, query: String!, families: [ArtifactFamily!], maxResults: Int, includeArchived: Boolean): [ArtifactHit!]!
-  "An artifact's references in both directions, with their health."
+  """
+  Full-text search over memories, knowledge pages and skills (the default families; working
+  state is never searched), ranked together by text relevance (bm25); each hit names its family.
+  At most ` + "`" + `maxResults` + "`" + ` (default 10, at most 1,000); archived artifacts only with
+  ` + "`" + `includeArchived` + "`" + `. ` + "`" + `knowledgeTypes` + "`" + ` keeps only knowledge pages of those types (JOURNAL: the
+  journal, seed 003's journal_memory_search; NARRATIVE: the story).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { searchArtifacts(scopeId: "SCOPE_ID", query: "deploy", families: [KNOWLEDGE, SKILL]) {
+      family id score knowledge { title } skill { title } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  searchArtifacts(scopeId: ID!, query: String!, families: [ArtifactFamily!], maxResults: Int, includeArchived: Boolean, knowledgeTypes: [KnowledgeType!]): [ArtifactHit!]!
+  """
+  An artifact's references in both directions, each end with its state (ACTIVE, ARCHIVED,
+  REMOVED, TRANSIENT) and whether the reference is healthy. A removed artifact that is still
+  referenced answers as a tombstone (id, scope and family).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { references(artifactId: "KNOWLEDGE_ID") { family state outgoing { type targetId targetState healthy }
+      incoming { type sourceId sourceState } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   references(artifactId: ID!): References!
+  """
+  The service-derived view of an artifact, computed from the refgraph and its history: support
+  (incoming references and their health), lineage (derived from, derivatives, origin event),
+  invalidation (broken references, unhealthy dependencies, active contradictions) and cleanup
+  (eligibility, candidacy and reasons, the archive record, removability, lifecycle history).
+  Callers never write these.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { derivedView(artifactId: "MEMORY_ID") { family support { supported active lost }
+      invalidation { valid } cleanup { eligibility candidate removable reasons { code detail } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   derivedView(artifactId: ID!): DerivedView!
+  """
+  Loads the report of a digest pass; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { digestReport(id: "REPORT_ID") { at evaluated archived removed proposals { artifactId family reasons { code } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   digestReport(id: ID!): DigestReport
 }
 
 extend type Mutation {
+  """
+  Saves a knowledge page: a new one, or with ` + "`" + `id` + "`" + ` a new version of that page (an archived page
+  must be restored first). Title and content are required; tags and metadata as for memories.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveKnowledge(input: {scopeId: "SCOPE_ID", type: FACT, title: "Deploys",
+      content: "We deploy on Tuesdays."}) { id version } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveKnowledge(input: SaveKnowledgeInput!): Knowledge!
+  """
+  Saves a skill, an advisory bundle with steps: a new one, or with ` + "`" + `id` + "`" + ` a new version of it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveSkill(input: {scopeId: "SCOPE_ID", type: PROCEDURE, title: "Release",
+      content: "How we release", steps: ["tag", "build", "announce"]}) { id steps } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveSkill(input: SaveSkillInput!): Skill!
+  """
+  Saves a working state: transient scaffolding of the mind's work, never searched, never a
+  reference target, cleared only explicitly.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { saveWorkingState(input: {scopeId: "SCOPE_ID", title: "plan", content: "1. read 2. write"}) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   saveWorkingState(input: SaveWorkingStateInput!): WorkingState!
-  "Clears the given working states, or all of the scope's; returns the ids cleared."
+  """
+  Clears the given working states, or all of the scope's, with the references they held; returns
+  the ids cleared.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { clearWorkingState(scopeId: "SCOPE_ID") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   clearWorkingState(scopeId: ID!, ids: [ID!], requestId: ID, sessionId: ID): [ID!]!
+  """
+  Adds a typed reference from a source artifact (memory, knowledge page, skill or working state)
+  to a target of the same scope (memory, knowledge page, skill or kernel): one per source, type
+  and target. Ends in two scopes are refused inside the write; working state is never a target
+  and kernels reference nothing (FORBIDDEN).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { addReference(input: {sourceId: "KNOWLEDGE_ID", type: SUPPORTS, targetId: "MEMORY_ID"}) { id healthy } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   addReference(input: ReferenceInput!): Reference!
+  """
+  Removes a reference; returns it as it was.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { removeReference(input: {sourceId: "KNOWLEDGE_ID", type: SUPPORTS, targetId: "MEMORY_ID"}) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   removeReference(input: ReferenceInput!): Reference!
+  """
+  Runs one digest pass over a scope's memories, knowledge pages and skills: ` + "`" + `propose` + "`" + ` scans the
+  refgraph and reports the candidates with typed reasons; ` + "`" + `archive` + "`" + ` archives the given
+  candidates (re-checked inside the write; reversible); ` + "`" + `remove` + "`" + ` removes artifacts an earlier
+  digest pass archived and nobody restored since. An id archived and removed in one pass is
+  refused with SAME_PASS_ARCHIVE_REMOVE; a refused pass writes nothing. The candidacy rules are
+  in [concepts.md](concepts.md#the-digest).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, SAME_PASS_ARCHIVE_REMOVE, NOT_ARCHIVED, NOT_A_CANDIDATE, FORBIDDEN, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { runDigest(input: {scopeId: "SCOPE_ID", propose: true}) {
+      id evaluated proposals { artifactId family reasons { code detail referenceIds } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   runDigest(input: DigestInput!): DigestReport!
+  """
+  Brings an archived memory back into service; its archive record stays readable.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreMemory(id: "MEMORY_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
+  """
+  Brings an archived knowledge page back into service.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreKnowledge(id: "KNOWLEDGE_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreKnowledge(id: ID!, requestId: ID, sessionId: ID): Knowledge!
+  """
+  Brings an archived skill back into service.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, NOT_ARCHIVED, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { restoreSkill(id: "SKILL_ID") { id state } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   restoreSkill(id: ID!, requestId: ID, sessionId: ID): Skill!
-  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  """
+  Deletes a knowledge page: explicit, destructive and audited (ArtifactDeleted). A page other
+  artifacts reference is refused with HAS_DEPENDENTS unless ` + "`" + `cascade` + "`" + `, which leaves their
+  references broken.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteKnowledge(id: "KNOWLEDGE_ID", reason: "obsolete", cascade: true) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteKnowledge(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Knowledge!
+  """
+  Deletes a skill: explicit, destructive and audited, with HAS_DEPENDENTS and ` + "`" + `cascade` + "`" + ` as for
+  ` + "`" + `deleteKnowledge` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, FORBIDDEN, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteSkill(id: "SKILL_ID", reason: "replaced") { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteSkill(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Skill!
-  "Removes everything the scope owns, kernels included, and its search documents; nothing of another scope."
+  """
+  Removes everything the scope owns — kernels, artifacts of every family, references,
+  associations, reports, sessions, request records — and its search documents; its events are
+  erased (each keeps its sequence number). Nothing of another scope is touched.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteScope(id: "SCOPE_ID") { nodes events artifacts } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteScope(id: ID!, requestId: ID): ScopeDeletion!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/living.graphqls", Input: `# The living memory: sessions, decay sweeps, total recall, reflection, consolidation, working
-# memory, prompt context, flashbacks and the notifications pushed to minds.
+	{Name: "../../schema/living.graphqls", Input: `# The living memory: sessions, decay, total recall, reflection, consolidation, working memory and flashbacks
+# The memory is active: scores fade, memories sink through the tiers unless claimed, and the
+# Subconscious works in the background, pushing prompts and recollections to minds over the
+# notifications subscription. Every step is an event with its TransactionContext.
 
 enum SessionEndReason { EXPLICIT TIMEOUT CRASH }
 enum SessionMode { TASK CONVERSATION IDLE }
@@ -4650,39 +5357,195 @@ extend type Memory {
 }
 
 extend type Query {
-  "An instance's active session."
+  """
+  An instance's active session; null when it has none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { session(instanceId: "my-mind") { id scopeId mode startedAt lastHeartbeatAt memoriesStored } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   session(instanceId: ID!): MindSession
-  "Memories needing the mind's judgment, with the reasons (default: stale for 30 days or weakly associated)."
+  """
+  The memories needing the mind's judgment, with their reasons: STALE (not stored, retrieved,
+  claimed or reclassified for ` + "`" + `staleDays` + "`" + `), IN_TIME_SPAN (occurred in ` + "`" + `[from, to)` + "`" + `),
+  WEAKLY_ASSOCIATED (no association of at least ` + "`" + `weakAssociationsBelow` + "`" + `); most reasons first,
+  then the longest unreinforced. Without criteria: stale for 30 days or weaker than 0.3, at most
+  50. The mind answers with ` + "`" + `associateMemories` + "`" + ` and ` + "`" + `reclassifyMemory` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { reflect(scopeId: "SCOPE_ID", criteria: {staleDays: 7, weakAssociationsBelow: 0.3}) {
+      reasons lastReinforcedAt associationCount memory { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   reflect(scopeId: ID!, criteria: ReflectCriteria, sessionId: ID, requestId: ID): [ReflectionCandidate!]!
+  """
+  A scope's working memory: the buffer ` + "`" + `updateContext` + "`" + ` fills (empty until it is first filled).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { workingMemory(scopeId: "SCOPE_ID") { context capacity items { relevance memory { content } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   workingMemory(scopeId: ID!): WorkingMemory!
-  "The working memory formatted for a prompt within a token budget."
-  promptContext(scopeId: ID!, maxMemories: Int, maxTokens: Int, sessionId: ID, requestId: ID): PromptContext!
-  "Flashbacks: the few past memories resonating with a new message (heartbeat-only messages resonate with nothing)."
+  """
+  The working memory's most relevant memories formatted for a prompt, one a line
+  ` + "`" + `- [TIER YYYY-MM-DD] content` + "`" + `, within ` + "`" + `maxTokens` + "`" + ` (default 1,000; tokens estimated as bytes / 4,
+  rounded up) and ` + "`" + `maxMemories` + "`" + ` (default 10). A memory that does not fit whole is cut with "…"
+  when at least 8 of its tokens fit; ` + "`" + `truncated` + "`" + ` says whether anything was left out. With
+  ` + "`" + `includeStory` + "`" + ` the mind's story (its newest chapters, within half the budget) comes first.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { promptContext(scopeId: "SCOPE_ID", maxMemories: 5, maxTokens: 200) { text tokens truncated } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  promptContext(scopeId: ID!, maxMemories: Int, maxTokens: Int, includeStory: Boolean, sessionId: ID, requestId: ID): PromptContext!
+  """
+  Flashbacks: the few past memories (default 3, at most 10) resonating with a new message, cheap
+  enough to call before every turn. One full-text query of the message's stemmed words (the four
+  rarest when it has more) for three times as many hits, ranked by
+  ` + "`" + `0.7 × bm25/best + 0.3 × salience` + "`" + ` — no spreading activation, no ranking in context; archived
+  memories never resonate. A heartbeat-only message
+  (` + "`" + `HEARTBEAT_OK` + "`" + `) resonates with nothing. The results are recorded as retrievals.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { resonate(scopeId: "SCOPE_ID", message: "what should I bake for Ada?") { score memory { content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   resonate(scopeId: ID!, message: String!, maxResults: Int, sessionId: ID, requestId: ID): [RankedMemory!]!
 }
 
 extend type Mutation {
+  """
+  Connects a mind instance to a scope: the session, the scope's IDENTITY_CORE memories and
+  kernels, the last ended session and a welcome. An instance that starts while its session is
+  still active crashed: that session ends as CRASH.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { sessionStart(instanceId: "my-mind", mindType: "assistant", scopeId: "SCOPE_ID") {
+      sessionId welcome identity { content } lastSession { endedAt reason } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   sessionStart(instanceId: ID!, mindType: String!, scopeId: ID!, requestId: ID): SessionContext!
-  "False when the instance has no active session."
+  """
+  Keeps an instance's session alive; false when it has none (start one). A ` + "`" + `mode` + "`" + ` (TASK,
+  CONVERSATION, IDLE) records a ModeChanged: after 90 minutes in TASK mode a BreakNotification
+  is pushed. A session without heartbeats for 5 minutes is ended as TIMEOUT (both are ` + "`" + `serve` + "`" + `
+  settings).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { heartbeat(instanceId: "my-mind", mode: TASK) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   heartbeat(instanceId: ID!, mode: SessionMode): Boolean!
-  "False when the instance had no active session."
+  """
+  Ends an instance's active session; false when it had none. The Subconscious answers with a
+  SessionAuditPrompt ("What do you refuse to lose?") over ` + "`" + `notifications` + "`" + `.
+
+  Errors: INVALID_ARGUMENT, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { sessionEnd(instanceId: "my-mind", reason: EXPLICIT) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   sessionEnd(instanceId: ID!, reason: SessionEndReason!, requestId: ID): Boolean!
-  "Returns the origin request id; the TotalRecallNotification follows over notifications."
+  """
+  Advises a total recall from the given memories (1..100, one scope) and returns the origin
+  request id. The Subconscious evaluates it — it declines when the mind is over its throttle —
+  and Recall walks the associations of at least 0.3, depth by depth (` + "`" + `maxDepth` + "`" + ` default 3, at
+  most 10), keeping the 16 strongest each level; the result (up to 30 memories ranked by
+  activation, the product of the strengths along the path) is pushed as a
+  TotalRecallNotification to the instance's ` + "`" + `notifications` + "`" + `. ` + "`" + `trace` + "`" + ` of the returned id shows the
+  whole chain.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { totalRecallAdvisory(sourceMemoryIds: ["MEMORY_ID"], maxDepth: 2, instanceId: "my-mind") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   totalRecallAdvisory(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, sessionId: ID, requestId: ID): ID!
+  """
+  Recalculates the scores of a scope's memories (one tier, or all) at the clock's now: a memory
+  below its tier's demotion threshold sinks (TierDemoted), a stored score that drifted by 0.05 or
+  more is rewritten. Nothing is removed. The server also sweeps every scope each
+  ` + "`" + `--decay-interval` + "`" + ` (1 hour).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { decaySweep(scopeId: "SCOPE_ID") { memoriesEvaluated demotions rescored durationMs } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   decaySweep(scopeId: ID!, tier: Tier, requestId: ID): SweepResult!
+  """
+  Merges 2..100 memories of one scope into one new memory: CONCATENATE (the default) joins the
+  contents oldest first, KEEP_NEWEST keeps the newest, KEEP_MOST_SALIENT the most salient. Tags
+  are united, metadata merged (newer wins), the tier is the most prominent of the sources (never
+  ARCHIVE), importance the highest, claimed if any was. The sources leave service (ARCHIVED,
+  ` + "`" + `consolidatedInto` + "`" + ` the new one) and the new memory takes over their associations.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { consolidate(memoryIds: ["MEMORY_ID", "OTHER_MEMORY_ID"], strategy: CONCATENATE) {
+      id content consolidatedFrom } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   consolidate(memoryIds: [ID!]!, strategy: ConsolidationStrategy, sessionId: ID, requestId: ID): Memory!
+  """
+  Fills the scope's working memory for a context: searches the scope (with associations) for the
+  text — at most 64 KiB, its first 4 KiB the query — and keeps the ` + "`" + `capacity` + "`" + ` most relevant
+  memories (relevance = search score; capacity default 12, or the buffer's previous one, at most
+  100). What it held before fades to half its relevance unless found again. A heartbeat-only
+  text changes nothing.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { updateContext(scopeId: "SCOPE_ID", text: "planning Ada's birthday party", capacity: 5) {
+      items { relevance memory { content } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   updateContext(scopeId: ID!, text: String!, capacity: Int, sessionId: ID, requestId: ID): WorkingMemory!
 }
 
 extend type Subscription {
-  "Notifications for a mind instance, a scope, or both."
+  """
+  The notifications pushed to a mind instance, a scope, or both (give at least one):
+  SessionAuditPrompt, BreakNotification and TotalRecallNotification, each with its
+  TransactionContext. They are events of the log, so one published on any server reaches
+  subscribers on every server.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  subscription { notifications(instanceId: "my-mind") {
+      __typename id
+      ... on TotalRecallNotification { depthReached recalled { depth activation memory { content } } }
+      ... on SessionAuditPrompt { prompt memoriesStored } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   notifications(instanceId: ID, scopeId: ID): Notification!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/mnemonic.graphqls", Input: `# Seed 001's pipeline: ingest → episodes → analysis (facets) → search, and smart-fork context.
-# Imports are idempotent on (source adapter, source id): running one again changes nothing and
-# resumes one that stopped half-way. Malformed records are reported (with their line) and
-# skipped; the rest is imported.
+	{Name: "../../schema/mnemonic.graphqls", Input: `# Episodes, facets and ingest: imports, episode definitions, analysis and smart fork
+# Seed 001's pipeline: sources are ingested into ledgers, chunked into episodes, analysed into
+# facets (and vectors, when an embedding model is configured) and searched; smart fork hands a
+# new agent session the past turns that matter. Imports are idempotent on (source adapter,
+# source id): running one again changes nothing and resumes one that stopped half-way.
 
 "How a definition chunks events into episodes."
 enum EpisodeStrategy {
@@ -4913,46 +5776,172 @@ input EpisodeDefinitionInput {
 }
 
 extend type Query {
+  """
+  A scope's episode definitions (the built-in ones an import made, and those ` + "`" + `defineEpisodes` + "`" + `
+  made).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episodeDefinitions(scopeId: "SCOPE_ID") { id name channel strategy config } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episodeDefinitions(scopeId: ID!): [EpisodeDefinition!]!
-  "A scope's episodes, oldest first."
+  """
+  A scope's episodes, oldest first, optionally of one definition or thread, or those holding a
+  memory; at most ` + "`" + `first` + "`" + ` (up to 10,000).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episodes(scopeId: "SCOPE_ID", first: 10) { id startTime endTime eventCount memories { content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episodes(scopeId: ID!, definitionId: ID, threadId: ID, memoryId: ID, first: Int): [Episode!]!
+  """
+  Loads an episode with its items in order; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { episode(id: "EPISODE_ID") { id threadId memories { content } facets { type value confidence } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   episode(id: ID!): Episode
-  "A scope's facets: by type, then confidence."
+  """
+  A scope's facets, by type, then confidence; filtered by episode, memory, run, type and value;
+  at most ` + "`" + `first` + "`" + ` (up to 10,000).
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { facets(scopeId: "SCOPE_ID", type: "person") { value confidence episodeId memoryId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   facets(scopeId: ID!, episodeId: ID, memoryId: ID, runId: ID, type: String, value: String, first: Int): [Facet!]!
+  """
+  The analysis types a scope has run.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { analysisTypes(scopeId: "SCOPE_ID") { name version outputType model } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   analysisTypes(scopeId: ID!): [AnalysisType!]!
+  """
+  A scope's analysis runs, optionally of one episode or status.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { analysisRuns(scopeId: "SCOPE_ID", status: FAILED) { id typeName episodeId errorMessage } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   analysisRuns(scopeId: ID!, episodeId: ID, status: AnalysisStatus, first: Int): [AnalysisRun!]!
+  """
+  The agent sessions imported into a scope (agent transcripts), subagent sessions included.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { agentSessions(scopeId: "SCOPE_ID") { id source model messageCount isSubagent parentSessionId } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   agentSessions(scopeId: ID!): [AgentSession!]!
   """
-  Smart fork: the past agent turns most relevant to query, assembled for a new session. With a
-  scopeId only that scope's turns; without one the best turns of every scope that has agent
-  sessions, each assembled within its own scope and labelled with it.
+  Smart fork: the past agent turns most relevant to ` + "`" + `query` + "`" + ` (default 10, at most 100), each
+  assembled with its session, messages and tool calls, and the tokens they take (bytes / 4). With
+  a ` + "`" + `scopeId` + "`" + ` only that scope's turns; without one the best turns of every scope that has agent
+  sessions, each ranked and assembled within its own scope and labelled with it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { forkContext(scopeId: "SCOPE_ID", query: "PDF export crash", maxTurns: 3) { totalTokens
+      relevantTurns { score tokens turn { sourceId } messages { role content } toolCalls { toolName } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   forkContext(scopeId: ID, query: String!, maxTurns: Int, sessionId: ID, requestId: ID): ForkContext!
 }
 
 extend type Mutation {
-  "Imports data (the contents of a source file, at most 32 MiB) into a scope."
+  """
+  Imports the contents of a source file (at most 32 MiB) into a scope: LOCOMO (one LoCoMo
+  conversation), EVENTS (JSON Lines events) or AGENT_SESSIONS (JSON Lines agent transcripts,
+  Claude Code's included). Idempotent and resumable on (source adapter, source id); malformed
+  records are reported with their line and skipped. The formats are in
+  [concepts.md](concepts.md#ingest).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { importData(scopeId: "SCOPE_ID", format: EVENTS,
+      data: "{\"timestamp\": \"2024-05-01T10:00:00Z\", \"channel\": \"chat\", \"content\": \"hello\", \"direction\": \"sent\", \"thread_id\": \"t1\", \"source_id\": \"e1\"}") {
+      imported skipped episodes problems { line message } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   importData(scopeId: ID!, format: ImportFormat!, data: String!, source: String, adapter: String,
     requestId: ID, sessionId: ID): ImportResult!
-  "Creates or updates the episode definition of that name."
+  """
+  Creates or updates the episode definition of that name: a channel (empty: every channel), a
+  strategy and its config.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { defineEpisodes(scopeId: "SCOPE_ID", input: {name: "hourly", strategy: TIME_GAP,
+      config: {gap_seconds: 3600, scope: "thread"}}) { id name } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   defineEpisodes(scopeId: ID!, input: EpisodeDefinitionInput!, requestId: ID): EpisodeDefinition!
-  "Chunks the scope's records by a definition; idempotent."
+  """
+  Chunks the scope's records by the named definition. Episode ids derive from the definition and
+  the first item, so running it again changes nothing; episodes it no longer makes are removed
+  with their runs and facets.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { chunkEpisodes(scopeId: "SCOPE_ID", definition: "hourly") { episodes removed items } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   chunkEpisodes(scopeId: ID!, definition: String!, requestId: ID): ChunkResult!
   """
-  Runs an analysis (persons, entities, topics, file_references, dates; llm when configured) on
-  episodes: one run per (type, episode). By default the runs are executed before the answer,
-  COMPLETED or FAILED. With async: true they are recorded PENDING and returned at once; the
-  server's analysis worker runs them (RUNNING, then COMPLETED or FAILED with the error), and each
-  ends with an AnalysisRunCompleted or AnalysisRunFailed event in memoryEvents. A completed run
-  is not repeated unless forced; a run still pending or running is returned as it stands.
+  Runs an analysis (persons, entities, topics, file_references, dates; llm when the server has
+  ` + "`" + `--llm-url` + "`" + `) on episodes: one run per (type, episode). By default the runs are executed before
+  the answer, COMPLETED or FAILED. With ` + "`" + `async: true` + "`" + ` they are recorded PENDING and returned at
+  once; the server's analysis worker runs them, and each ends with an AnalysisRunCompleted or
+  AnalysisRunFailed event in ` + "`" + `memoryEvents` + "`" + `. A completed run is not repeated unless ` + "`" + `force` + "`" + `; a
+  run still pending or running is returned as it stands; a failed one is run again.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { analyzeEpisodes(scopeId: "SCOPE_ID", type: "persons", async: true) { id status episodeId } }
+  ` + "`" + `` + "`" + `` + "`" + `
   """
   analyzeEpisodes(scopeId: ID!, type: String!, episodeIds: [ID!], definitionId: ID, force: Boolean,
     async: Boolean, requestId: ID): [AnalysisRun!]!
-  "Gives the scope's memories without a vector one (needs an embedding model); returns how many."
+  """
+  Gives the scope's memories that have no vector one, with the server's embedding model
+  (` + "`" + `--embed-url` + "`" + `); search over the scope is hybrid from then on. Returns how many it embedded.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { embedMemories(scopeId: "SCOPE_ID") }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   embedMemories(scopeId: ID!, requestId: ID): Int!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/recall.graphqls", Input: `extend enum ResultReason {
+	{Name: "../../schema/recall.graphqls", Input: `# Recall: what a search finds by meaning
+# searchMemory expands a query with what the embedded WordNet lexicon knows of its nouns
+# (synonyms, the members of a category it asks about, the category of a member it names); the
+# memories found that way alone say so. See docs/recall.md.
+
+extend enum ResultReason {
   """
   Found only by what the query means, not by its words: a synonym, a member of a category the
   query names (a question about "martial arts" finding "taekwondo"), or the category of a member
@@ -4962,8 +5951,12 @@ extend type Mutation {
   LEXICAL
 }
 `, BuiltIn: false},
-	{Name: "../../schema/schema.graphqls", Input: `# totalrecall's public contract. Errors carry a stable code in extensions.code:
-# NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT, FORBIDDEN, UNAVAILABLE, INTERNAL.
+	{Name: "../../schema/schema.graphqls", Input: `# Memories: scopes, kernels, memories, associations, search, history and traces
+# A scope owns everything a mind keeps, with exactly one agent kernel and one world kernel.
+# Memories live in tiers, carry a salience score and are joined by typed, bidirectional
+# associations; search ranks them by text relevance and salience and spreads activation along
+# associations. Every call is an event with its TransactionContext: history shows a memory's,
+# trace a request's causal tree, and memoryEvents streams a scope's as they are committed.
 
 scalar Time
 scalar JSON
@@ -5038,7 +6031,10 @@ type RankedMemory {
   score: Float!
   "Why the memory is in the results."
   reason: ResultReason!
-  "Text hits: bm25 normalised by the query's best, 0..1."
+  """
+  Text relevance in 0..1. searchMemory: bm25 min–max normalised over the query's hits, then
+  ranked in context (1 for the best); resonate: bm25 divided by the best hit's.
+  """
   textScore: Float!
   salience: Float!
   "Association hits: parent score × strength × decay."
@@ -5131,33 +6127,470 @@ input MemoryFilter {
 }
 
 type Query {
+  """
+  Loads a scope with its two kernels; null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { scope(id: "SCOPE_ID") { id name agentKernel { id content } worldKernel { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   scope(id: ID!): Scope
+  """
+  Lists every scope.
+
+  Errors: UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { scopes { id name createdAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   scopes: [Scope!]!
-  "Loads a memory and records the retrieval (MemoryAccessed)."
+  """
+  Loads a memory and records the retrieval (a MemoryAccessed event: its access count rises and
+  its salience is reinforced). Null when there is none.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { memory(id: "MEMORY_ID") { id content tier salience accessCount tags metadata } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memory(id: ID!, sessionId: ID, requestId: ID): Memory
+  """
+  Lists a scope's memories, newest ` + "`" + `occurredAt` + "`" + ` first, in cursor pages (` + "`" + `first` + "`" + ` defaults to 50,
+  at most 1,000), filtered by tier, kind, tags (all of them), state, claim and a time range of
+  ` + "`" + `occurredAt` + "`" + `. Archived memories are left out unless ` + "`" + `filter.states` + "`" + ` asks for them. A listing
+  records no retrieval.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { memories(scopeId: "SCOPE_ID", filter: {tiers: [ACTIVE_CONTEXT], tags: ["ada"]}, first: 20) {
+      totalCount hasNextPage endCursor nodes { id content tier salience } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memories(scopeId: ID!, filter: MemoryFilter, first: Int, after: String): MemoryConnection!
+  """
+  Ranks a scope's memories for a query: text relevance in context (episodes, neighbours, the
+  persons and times the query names) with salience, ` + "`" + `score = 0.7 × text + 0.3 × salience` + "`" + `; with
+  ` + "`" + `includeAssociations` + "`" + ` the neighbours of the best hits over associations of strength ≥ 0.5 join
+  with ` + "`" + `score = parent score × strength × 0.5` + "`" + `. At most ` + "`" + `maxResults` + "`" + ` (default 10, at most 1,000).
+  Every result says why it is there (` + "`" + `reason` + "`" + `, ` + "`" + `textScore` + "`" + `, ` + "`" + `activation` + "`" + `, ` + "`" + `via` + "`" + `). Archived
+  memories are left out unless ` + "`" + `filters.states` + "`" + ` asks for them. The results are recorded as
+  retrievals. The formula is in [concepts.md](concepts.md#search).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { searchMemory(scopeId: "SCOPE_ID", query: "birthday", maxResults: 5, includeAssociations: true) {
+      score reason textScore salience activation via { type strength } memory { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   searchMemory(scopeId: ID!, query: String!, maxResults: Int, includeAssociations: Boolean,
     filters: MemoryFilter, sessionId: ID, requestId: ID): [RankedMemory!]!
+  """
+  Lists a memory's associations, read from its end (` + "`" + `sourceId` + "`" + ` is the memory), optionally of some
+  types and at least ` + "`" + `minStrength` + "`" + ` strong.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { associations(memoryId: "MEMORY_ID", types: [CAUSAL, THEMATIC], minStrength: 0.5) {
+      targetId type strength updatedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   associations(memoryId: ID!, types: [AssociationType!], minStrength: Float): [Association!]!
+  """
+  Every event about a memory, in log order, each with its TransactionContext — also after the
+  memory's deletion.
+
+  Errors: INVALID_ARGUMENT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { history(memoryId: "MEMORY_ID") { seq type timestamp context { requestId causationId sourceContext } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   history(memoryId: ID!): [MemoryEvent!]!
+  """
+  The causal tree of a request: every message caused by the command sent with that
+  ` + "`" + `requestId` + "`" + `, and by the messages it caused, in order (` + "`" + `messages` + "`" + `) and as a tree (` + "`" + `roots` + "`" + `).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { trace(requestId: "r-1") { messages { type context { messageId causationId sourceContext } }
+      roots { event { type } children { event { type } } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   trace(requestId: ID!): Trace!
 }
 
 type Mutation {
+  """
+  Creates a scope with its agent kernel and its world kernel (empty; see ` + "`" + `updateKernel` + "`" + `).
+
+  Errors: INVALID_ARGUMENT, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { createScope(name: "my agent") { id agentKernel { id } worldKernel { id } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   createScope(name: String!, requestId: ID): Scope!
+  """
+  Replaces a kernel's content: the agent kernel (who the mind is) or the world kernel (what it
+  holds true of its world).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { updateKernel(kernelId: "KERNEL_ID", content: "I am a careful assistant.") { id content updatedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   updateKernel(kernelId: ID!, content: String!, requestId: ID): Kernel!
+  """
+  Stores one memory; it is searchable as soon as the call returns. The Hippocampus assigns the
+  tier: a suggested one is honoured except ARCHIVE (the memory goes to LONG_TERM); without a
+  suggestion SEMANTIC memories go to LONG_TERM, the others to ACTIVE_CONTEXT. It starts at the
+  salience ` + "`" + `0.25 + 0.30 × importance` + "`" + ` (importance defaults to 0). Content of at most 1 MiB (the
+  server's ` + "`" + `--max-content-bytes` + "`" + `), at most 64 tags of 1..256 bytes (a set, read back sorted),
+  metadata of at most 64 KiB of JSON.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { storeMemory(input: {scopeId: "SCOPE_ID", content: "Ada's birthday is on March 3",
+      kind: SEMANTIC, tags: ["ada"], importance: 0.8, requestId: "r-1"}) { id tier salience } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   storeMemory(input: StoreMemoryInput!): Memory!
+  """
+  Stores up to 10,000 memories in one write, all or none; ` + "`" + `requestId` + "`" + ` and ` + "`" + `sessionId` + "`" + ` are given
+  once for the batch. Each memory is checked as ` + "`" + `storeMemory` + "`" + ` checks it.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { storeMemories(inputs: [{scopeId: "SCOPE_ID", content: "first"}, {scopeId: "SCOPE_ID", content: "second"}],
+      requestId: "r-2") { id tier } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   storeMemories(inputs: [StoreMemoryInput!]!, requestId: ID, sessionId: ID): [Memory!]!
+  """
+  Claims a memory for the mind: the claimed part of its salience (0.15) is added, its recency
+  starts again at 1 and from then on it decays 50 times slower. A claim repeated later keeps the
+  first ` + "`" + `claimedAt` + "`" + ` and reinforces the recency again, as a retrieval does.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { claimMemory(id: "MEMORY_ID") { id claimed claimedAt salience } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   claimMemory(id: ID!, requestId: ID, sessionId: ID): Memory!
+  """
+  Moves a memory to another tier and/or merges metadata into it (a null value removes a key).
+  Its recency is reinforced; on a move the Synapse adjusts its associations (into IDENTITY_CORE
+  each gains 0.1, into ARCHIVE each is halved).
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { reclassifyMemory(input: {id: "MEMORY_ID", tier: IDENTITY_CORE, reason: "who the user is"}) { id tier } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   reclassifyMemory(input: ReclassifyInput!): Memory!
-  "Explicit, destructive, audited. Referenced by other artifacts: refused (HAS_DEPENDENTS) unless cascade, which leaves their references broken."
+  """
+  Deletes a memory and its associations: explicit, destructive and audited (a MemoryDeleted in
+  its history, with the reason). A memory other artifacts reference is refused with
+  HAS_DEPENDENTS unless ` + "`" + `cascade` + "`" + `, which deletes it and leaves their references broken.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, HAS_DEPENDENTS, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { deleteMemory(id: "MEMORY_ID", reason: "wrong", cascade: false) { id } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   deleteMemory(id: ID!, reason: String, cascade: Boolean, requestId: ID, sessionId: ID): Memory!
+  """
+  Creates, strengthens or weakens the association of two memories of one scope (one per pair
+  and type, read alike from both ends). CREATE (the default) sets the strength, and an existing
+  association is a CONFLICT; STRENGTHEN adds to it (at most 1; creates it if missing); WEAKEN
+  subtracts, and an association weakened to 0 is removed.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { associateMemories(input: {sourceId: "MEMORY_ID", targetId: "OTHER_MEMORY_ID", type: THEMATIC,
+      strength: 0.8}) { sourceId targetId type strength } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   associateMemories(input: AssociateInput!): Association!
 }
 
 type Subscription {
-  "A scope's events as they are committed (from any server on the same graph)."
+  """
+  A scope's events as they are committed, by any server on the same graph: stores, retrievals,
+  scores, tier changes, associations, deletions, imports.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  subscription { memoryEvents(scopeId: "SCOPE_ID") { seq type memoryId context { requestId causationId } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
   memoryEvents(scopeId: ID!): MemoryEvent!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/story.graphqls", Input: `# The story of a mind (seed 003): the memories stored in a mind's sessions wait in their scope's
+# pending log until the Subconscious tells them as the next chapter of a first-person story — a
+# knowledge page of type NARRATIVE with DERIVED_FROM references to the memories it tells — and
+# the journal, a mind's Markdown notes (MEMORY.md, memory/*.md), kept as knowledge pages of type
+# JOURNAL.
+
+# NARRATIVE and JOURNAL pages are saved by the server alone: saveKnowledge refuses them (FORBIDDEN).
+extend enum KnowledgeType {
+  "A chapter of the story, written by the Subconscious (consolidateStory); never saved by callers."
+  NARRATIVE
+  "A section of the journal, written by importJournal; never saved by callers."
+  JOURNAL
+}
+
+"""
+How a chapter was written: MODEL — by the chat model the server names (serve --llm-url, --llm-model); DIGEST — without one, as a dated digest of its memories by salience.
+"""
+enum StoryMode { MODEL DIGEST }
+
+"""
+A memory waiting in its scope's pending log: stored in a mind's session (with the id of an active
+session as sessionId; heartbeat-only messages never), told by no chapter yet.
+"""
+type PendingMemory {
+  memoryId: ID!
+  "The memory; null when it was deleted since (its entry leaves with the next chapter)."
+  memory: Memory
+  "The Seq of its MemoryStored event: the log's order."
+  seq: Int!
+  "Its content's estimated tokens: bytes / 4, rounded up."
+  tokens: Int!
+  "When it was stored."
+  storedAt: Time!
+  "The session it was stored in."
+  sessionId: String!
+}
+
+"""
+A scope's pending log: what the next chapters will tell, oldest first.
+"""
+type PendingNarrative {
+  scopeId: ID!
+  "The entries' estimated tokens together."
+  tokens: Int!
+  "The server's threshold (serve --story-threshold-tokens): at this many tokens the Subconscious writes the next chapter unasked. 0: only when asked."
+  thresholdTokens: Int!
+  "The entries' memories that still exist, oldest first."
+  memories: [Memory!]!
+  entries: [PendingMemory!]!
+  "LAST_PROCESSED: when the newest memory told so far was stored; null before the first chapter."
+  lastProcessed: Time
+  "Chapters written so far (archived ones included)."
+  chapters: Int!
+}
+
+"""
+A chapter of a scope's story: a knowledge page of type NARRATIVE that derives (DERIVED_FROM) from
+the memories it tells and from the chapter before it.
+Errors: NOT_FOUND (memoryIds of a chapter deleted meanwhile).
+"""
+type StoryChapter {
+  "The chapter's knowledge page id (derivedView, history and references take it)."
+  id: ID!
+  number: Int!
+  "Its title, without the \"Chapter N: \" of its page's title."
+  title: String!
+  "Its text, Markdown without a heading."
+  content: String!
+  "When the first and the last memory it tells were stored."
+  from: Time!
+  to: Time!
+  "The anchor it moved the story to (LAST_PROCESSED)."
+  lastProcessed: Time!
+  "How many memories it tells."
+  memories: Int!
+  "The memories it tells that still exist (its DERIVED_FROM references)."
+  memoryIds: [ID!]!
+  "Their estimated tokens, when it was written."
+  tokens: Int!
+  mode: StoryMode!
+  "The model that wrote it (MODEL chapters)."
+  model: String
+  createdAt: Time!
+  "The chapter's page, with its references and lifecycle."
+  knowledge: Knowledge!
+}
+
+"""
+A scope's story: every active chapter in order, and the whole as Markdown.
+Errors: as StoryChapter's.
+"""
+type Story {
+  scopeId: ID!
+  "The story: a title, the invisible <!-- LAST_PROCESSED: ISO-8601 --> anchor (once a chapter moved it) and every chapter under a \"## Chapter N: title\" heading."
+  markdown: String!
+  lastProcessed: Time
+  chapters: [StoryChapter!]!
+  "markdown's estimated tokens (bytes / 4, rounded up)."
+  tokens: Int!
+}
+
+"""
+Where a JOURNAL page lies in its file.
+"""
+type JournalSection {
+  "The file, relative to the journal's folder: MEMORY.md or memory/….md."
+  path: String!
+  "The headings above the section, outermost first (empty before the first heading)."
+  headings: [String!]!
+  "Its first line (1-based) and how many lines it spans (to its last line that is not blank)."
+  fromLine: Int!
+  lines: Int!
+}
+
+"""
+Lines of a journal file, as last imported.
+"""
+type JournalSnippet {
+  scopeId: ID!
+  path: String!
+  fromLine: Int!
+  "How many lines text holds."
+  lines: Int!
+  "The file's length, to its last line that is not blank."
+  totalLines: Int!
+  text: String!
+}
+
+"""
+What an import of a journal did.
+"""
+type JournalImport {
+  scopeId: ID!
+  files: Int!
+  "The journal's pages after the import (one per section)."
+  pages: Int!
+  created: Int!
+  updated: Int!
+  "Pages of sections or files no longer in the journal."
+  deleted: Int!
+  unchanged: Int!
+}
+
+"""
+One file of a journal. A path that is not MEMORY.md or memory/….md (relative, clean, printable), a content larger than the content limit or holding NUL is refused.
+Errors: INVALID_ARGUMENT.
+"""
+input JournalFileInput {
+  "Relative to the journal's folder: MEMORY.md, or a Markdown file under memory/."
+  path: String!
+  content: String!
+}
+
+extend type Knowledge {
+  """
+  Where the page lies in the journal (JOURNAL pages); null for other pages.
+  Errors: none.
+  """
+  journal: JournalSection
+}
+
+extend type SessionContext {
+  """
+  The scope's story where the mind starts: its newest chapters within the server's budget (serve --story-context-tokens, default 2,000 tokens); null before the first chapter.
+  Errors: none.
+  """
+  story: String
+}
+
+extend type PromptContext {
+  """
+  The part of text that is the story (promptContext with includeStory): its newest chapters within half of maxTokens, before the memories.
+  Errors: none.
+  """
+  story: String
+}
+
+extend type Query {
+  """
+  A scope's pending log: the memories stored in its minds' sessions that the next chapters will
+  tell, oldest first, with their tokens (bytes / 4, rounded up) and the threshold that starts a
+  consolidation.
+
+  Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { pendingNarrative(scopeId: "SCOPE_ID") { tokens thresholdTokens chapters memories { id content } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  pendingNarrative(scopeId: ID!): PendingNarrative!
+  """
+  A scope's story: its chapters and the whole as Markdown with the
+  ` + "`" + `<!-- LAST_PROCESSED: ISO-8601 -->` + "`" + ` anchor.
+
+  Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { story(scopeId: "SCOPE_ID") { markdown lastProcessed chapters { id number title mode memories } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  story(scopeId: ID!): Story!
+  """
+  Lines of a journal file as last imported (seed 003's journal_memory_get): from ` + "`" + `fromLine` + "`" + `
+  (1-based, default 1), at most ` + "`" + `lines` + "`" + ` of them (default: to the end). NOT_FOUND: no such file in
+  the scope's journal.
+
+  Errors: NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { journalGet(scopeId: "SCOPE_ID", path: "MEMORY.md", fromLine: 1, lines: 20) { text totalLines } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  journalGet(scopeId: ID!, path: String!, fromLine: Int, lines: Int): JournalSnippet!
+}
+
+extend type Mutation {
+  """
+  Writes the next chapter of a scope's story now, from its oldest pending memories (up to the
+  threshold's tokens): with a chat model a first-person chapter from their transcript and the
+  story so far, without one a dated digest by salience. The chapter, the moved anchor and the
+  emptied entries commit in one write; a StoryChapterWritten event follows. Null when nothing is
+  pending. A failed, late or malformed answer of the model leaves the pending log as it was and is
+  recorded (StoryConsolidationFailed). A retry with the same requestId returns the first chapter.
+  CONFLICT: another consolidation of the scope is under way, or requestId was used for another
+  request. UNAVAILABLE: the model failed, was late or answered no chapter.
+
+  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { consolidateStory(scopeId: "SCOPE_ID") { number title content mode memoryIds } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  consolidateStory(scopeId: ID!, sessionId: ID, requestId: ID): StoryChapter
+  """
+  Makes a scope's journal pages mirror the journal given whole (MEMORY.md and memory/*.md): one
+  knowledge page of type JOURNAL per section, titled with its path and headings, tagged "journal"
+  and "journal:PATH". Idempotent: unchanged sections are left alone, changed ones updated, those
+  no longer there deleted. Search it with ` + "`" + `searchArtifacts(knowledgeTypes: [JOURNAL])` + "`" + `.
+  CONFLICT: another import of the scope created the same pages at the same moment (import again).
+
+  Errors: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { importJournal(scopeId: "SCOPE_ID", files: [{path: "MEMORY.md", content: "# Me\nI like tea."}]) {
+      pages created updated deleted unchanged } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  importJournal(scopeId: ID!, files: [JournalFileInput!]!, sessionId: ID): JournalImport!
 }
 `, BuiltIn: false},
 }
@@ -5306,6 +6739,27 @@ func (ec *executionContext) field_Mutation_clearWorkingState_args(ctx context.Co
 		return nil, err
 	}
 	args["sessionId"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_consolidateStory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
 	return args, nil
 }
 
@@ -5572,6 +7026,27 @@ func (ec *executionContext) field_Mutation_importData_args(ctx context.Context, 
 		return nil, err
 	}
 	args["sessionId"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importJournal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "files", ec.unmarshalNJournalFileInput2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInputᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["files"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
 	return args, nil
 }
 
@@ -6104,6 +7579,32 @@ func (ec *executionContext) field_Query_history_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_journalGet_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "path", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "fromLine", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["fromLine"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "lines", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["lines"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_knowledgePages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6188,6 +7689,17 @@ func (ec *executionContext) field_Query_memory_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_pendingNarrative_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_promptContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6206,16 +7718,21 @@ func (ec *executionContext) field_Query_promptContext_args(ctx context.Context, 
 		return nil, err
 	}
 	args["maxTokens"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeStory", ec.unmarshalOBoolean2ᚖbool)
 	if err != nil {
 		return nil, err
 	}
-	args["sessionId"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	args["includeStory"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
 	if err != nil {
 		return nil, err
 	}
-	args["requestId"] = arg4
+	args["sessionId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg5
 	return args, nil
 }
 
@@ -6326,6 +7843,11 @@ func (ec *executionContext) field_Query_searchArtifacts_args(ctx context.Context
 		return nil, err
 	}
 	args["includeArchived"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "knowledgeTypes", ec.unmarshalOKnowledgeType2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKnowledgeTypeᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["knowledgeTypes"] = arg5
 	return args, nil
 }
 
@@ -6415,6 +7937,17 @@ func (ec *executionContext) field_Query_skills_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_story_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
 	return args, nil
 }
 
@@ -8912,6 +10445,8 @@ func (ec *executionContext) fieldContext_ArtifactHit_knowledge(_ context.Context
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -12382,6 +13917,499 @@ func (ec *executionContext) fieldContext_InvalidationView_contradictedBy(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _JournalImport_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_files(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_files,
+		func(ctx context.Context) (any, error) {
+			return obj.Files, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_files(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_pages(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_pages,
+		func(ctx context.Context) (any, error) {
+			return obj.Pages, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_pages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_created(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_created,
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_updated(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_updated,
+		func(ctx context.Context) (any, error) {
+			return obj.Updated, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_deleted(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_deleted,
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalImport_unchanged(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalImport_unchanged,
+		func(ctx context.Context) (any, error) {
+			return obj.Unchanged, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalImport_unchanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalImport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSection_path(ctx context.Context, field graphql.CollectedField, obj *journal.Section) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSection_path,
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSection_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSection_headings(ctx context.Context, field graphql.CollectedField, obj *journal.Section) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSection_headings,
+		func(ctx context.Context) (any, error) {
+			return obj.Headings, nil
+		},
+		nil,
+		ec.marshalNString2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSection_headings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSection_fromLine(ctx context.Context, field graphql.CollectedField, obj *journal.Section) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSection_fromLine,
+		func(ctx context.Context) (any, error) {
+			return obj.FromLine, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSection_fromLine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSection_lines(ctx context.Context, field graphql.CollectedField, obj *journal.Section) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSection_lines,
+		func(ctx context.Context) (any, error) {
+			return obj.Lines, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSection_lines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_path(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_path,
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_fromLine(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_fromLine,
+		func(ctx context.Context) (any, error) {
+			return obj.FromLine, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_fromLine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_lines(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_lines,
+		func(ctx context.Context) (any, error) {
+			return obj.Lines, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_lines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_totalLines(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_totalLines,
+		func(ctx context.Context) (any, error) {
+			return obj.TotalLines, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_totalLines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JournalSnippet_text(ctx context.Context, field graphql.CollectedField, obj *cortex.JournalSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_JournalSnippet_text,
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_JournalSnippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JournalSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Kernel_id(ctx context.Context, field graphql.CollectedField, obj *domain.Kernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12952,6 +14980,45 @@ func (ec *executionContext) fieldContext_Knowledge_referencedBy(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Knowledge_journal(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Knowledge_journal,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Knowledge().Journal(ctx, obj)
+		},
+		nil,
+		ec.marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋjournalᚐSection,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Knowledge_journal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Knowledge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "path":
+				return ec.fieldContext_JournalSection_path(ctx, field)
+			case "headings":
+				return ec.fieldContext_JournalSection_headings(ctx, field)
+			case "fromLine":
+				return ec.fieldContext_JournalSection_fromLine(ctx, field)
+			case "lines":
+				return ec.fieldContext_JournalSection_lines(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JournalSection", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _KnowledgeConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13002,6 +15069,8 @@ func (ec *executionContext) fieldContext_KnowledgeConnection_nodes(_ context.Con
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -15327,6 +17396,8 @@ func (ec *executionContext) fieldContext_Mutation_saveKnowledge(ctx context.Cont
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -15845,6 +17916,8 @@ func (ec *executionContext) fieldContext_Mutation_restoreKnowledge(ctx context.C
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -15985,6 +18058,8 @@ func (ec *executionContext) fieldContext_Mutation_deleteKnowledge(ctx context.Co
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -16164,6 +18239,8 @@ func (ec *executionContext) fieldContext_Mutation_sessionStart(ctx context.Conte
 				return ec.fieldContext_SessionContext_lastSession(ctx, field)
 			case "welcome":
 				return ec.fieldContext_SessionContext_welcome(ctx, field)
+			case "story":
+				return ec.fieldContext_SessionContext_story(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type SessionContext", field.Name)
 		},
@@ -16795,6 +18872,617 @@ func (ec *executionContext) fieldContext_Mutation_embedMemories(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_consolidateStory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_consolidateStory,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ConsolidateStory(ctx, fc.Args["scopeId"].(string), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalOStoryChapter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapter,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_consolidateStory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_StoryChapter_id(ctx, field)
+			case "number":
+				return ec.fieldContext_StoryChapter_number(ctx, field)
+			case "title":
+				return ec.fieldContext_StoryChapter_title(ctx, field)
+			case "content":
+				return ec.fieldContext_StoryChapter_content(ctx, field)
+			case "from":
+				return ec.fieldContext_StoryChapter_from(ctx, field)
+			case "to":
+				return ec.fieldContext_StoryChapter_to(ctx, field)
+			case "lastProcessed":
+				return ec.fieldContext_StoryChapter_lastProcessed(ctx, field)
+			case "memories":
+				return ec.fieldContext_StoryChapter_memories(ctx, field)
+			case "memoryIds":
+				return ec.fieldContext_StoryChapter_memoryIds(ctx, field)
+			case "tokens":
+				return ec.fieldContext_StoryChapter_tokens(ctx, field)
+			case "mode":
+				return ec.fieldContext_StoryChapter_mode(ctx, field)
+			case "model":
+				return ec.fieldContext_StoryChapter_model(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_StoryChapter_createdAt(ctx, field)
+			case "knowledge":
+				return ec.fieldContext_StoryChapter_knowledge(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type StoryChapter", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_consolidateStory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importJournal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_importJournal,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ImportJournal(ctx, fc.Args["scopeId"].(string), fc.Args["files"].([]*model.JournalFileInput), fc.Args["sessionId"].(*string))
+		},
+		nil,
+		ec.marshalNJournalImport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalImport,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_importJournal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_JournalImport_scopeId(ctx, field)
+			case "files":
+				return ec.fieldContext_JournalImport_files(ctx, field)
+			case "pages":
+				return ec.fieldContext_JournalImport_pages(ctx, field)
+			case "created":
+				return ec.fieldContext_JournalImport_created(ctx, field)
+			case "updated":
+				return ec.fieldContext_JournalImport_updated(ctx, field)
+			case "deleted":
+				return ec.fieldContext_JournalImport_deleted(ctx, field)
+			case "unchanged":
+				return ec.fieldContext_JournalImport_unchanged(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JournalImport", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importJournal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_memoryId(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_memoryId,
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_memoryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_memory(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalOMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_seq(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_seq,
+		func(ctx context.Context) (any, error) {
+			return obj.Seq, nil
+		},
+		nil,
+		ec.marshalNInt2int64,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_seq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_tokens(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_storedAt(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_storedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.StoredAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_storedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingMemory_sessionId(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingMemory_sessionId,
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingMemory_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_tokens(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_thresholdTokens(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_thresholdTokens,
+		func(ctx context.Context) (any, error) {
+			return obj.ThresholdTokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_thresholdTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_memories(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_memories,
+		func(ctx context.Context) (any, error) {
+			return obj.Memories, nil
+		},
+		nil,
+		ec.marshalNMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_memories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_entries(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_entries,
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		ec.marshalNPendingMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemoryᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "memoryId":
+				return ec.fieldContext_PendingMemory_memoryId(ctx, field)
+			case "memory":
+				return ec.fieldContext_PendingMemory_memory(ctx, field)
+			case "seq":
+				return ec.fieldContext_PendingMemory_seq(ctx, field)
+			case "tokens":
+				return ec.fieldContext_PendingMemory_tokens(ctx, field)
+			case "storedAt":
+				return ec.fieldContext_PendingMemory_storedAt(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_PendingMemory_sessionId(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PendingMemory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_lastProcessed(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_lastProcessed,
+		func(ctx context.Context) (any, error) {
+			return obj.LastProcessed, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_lastProcessed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PendingNarrative_chapters(ctx context.Context, field graphql.CollectedField, obj *cortex.PendingNarrative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PendingNarrative_chapters,
+		func(ctx context.Context) (any, error) {
+			return obj.Chapters, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_PendingNarrative_chapters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PendingNarrative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PromptContext_text(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16916,6 +19604,35 @@ func (ec *executionContext) fieldContext_PromptContext_memories(_ context.Contex
 				return ec.fieldContext_PromptContextItem_truncated(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type PromptContextItem", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptContext_story(ctx context.Context, field graphql.CollectedField, obj *model.PromptContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_PromptContext_story,
+		func(ctx context.Context) (any, error) {
+			return obj.Story, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_PromptContext_story(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -17590,6 +20307,8 @@ func (ec *executionContext) fieldContext_Query_knowledge(ctx context.Context, fi
 				return ec.fieldContext_Knowledge_references(ctx, field)
 			case "referencedBy":
 				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
@@ -17901,7 +20620,7 @@ func (ec *executionContext) _Query_searchArtifacts(ctx context.Context, field gr
 		ec.fieldContext_Query_searchArtifacts,
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.resolvers.Query().SearchArtifacts(ctx, fc.Args["scopeId"].(string), fc.Args["query"].(string), fc.Args["families"].([]domain.ArtifactFamily), fc.Args["maxResults"].(*int), fc.Args["includeArchived"].(*bool))
+			return ec.resolvers.Query().SearchArtifacts(ctx, fc.Args["scopeId"].(string), fc.Args["query"].(string), fc.Args["families"].([]domain.ArtifactFamily), fc.Args["maxResults"].(*int), fc.Args["includeArchived"].(*bool), fc.Args["knowledgeTypes"].([]domain.KnowledgeType))
 		},
 		nil,
 		ec.marshalNArtifactHit2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐArtifactHitᚄ,
@@ -18296,7 +21015,7 @@ func (ec *executionContext) _Query_promptContext(ctx context.Context, field grap
 		ec.fieldContext_Query_promptContext,
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.resolvers.Query().PromptContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxMemories"].(*int), fc.Args["maxTokens"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+			return ec.resolvers.Query().PromptContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxMemories"].(*int), fc.Args["maxTokens"].(*int), fc.Args["includeStory"].(*bool), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
 		},
 		nil,
 		ec.marshalNPromptContext2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContext,
@@ -18321,6 +21040,8 @@ func (ec *executionContext) fieldContext_Query_promptContext(ctx context.Context
 				return ec.fieldContext_PromptContext_truncated(ctx, field)
 			case "memories":
 				return ec.fieldContext_PromptContext_memories(ctx, field)
+			case "story":
+				return ec.fieldContext_PromptContext_story(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type PromptContext", field.Name)
 		},
@@ -18910,6 +21631,171 @@ func (ec *executionContext) fieldContext_Query_forkContext(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_forkContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_pendingNarrative(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_pendingNarrative,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().PendingNarrative(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNPendingNarrative2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingNarrative,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_pendingNarrative(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_PendingNarrative_scopeId(ctx, field)
+			case "tokens":
+				return ec.fieldContext_PendingNarrative_tokens(ctx, field)
+			case "thresholdTokens":
+				return ec.fieldContext_PendingNarrative_thresholdTokens(ctx, field)
+			case "memories":
+				return ec.fieldContext_PendingNarrative_memories(ctx, field)
+			case "entries":
+				return ec.fieldContext_PendingNarrative_entries(ctx, field)
+			case "lastProcessed":
+				return ec.fieldContext_PendingNarrative_lastProcessed(ctx, field)
+			case "chapters":
+				return ec.fieldContext_PendingNarrative_chapters(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type PendingNarrative", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_pendingNarrative_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_story(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_story,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Story(ctx, fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNStory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐStory,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_story(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_Story_scopeId(ctx, field)
+			case "markdown":
+				return ec.fieldContext_Story_markdown(ctx, field)
+			case "lastProcessed":
+				return ec.fieldContext_Story_lastProcessed(ctx, field)
+			case "chapters":
+				return ec.fieldContext_Story_chapters(ctx, field)
+			case "tokens":
+				return ec.fieldContext_Story_tokens(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Story", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_story_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_journalGet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_journalGet,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().JournalGet(ctx, fc.Args["scopeId"].(string), fc.Args["path"].(string), fc.Args["fromLine"].(*int), fc.Args["lines"].(*int))
+		},
+		nil,
+		ec.marshalNJournalSnippet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalSnippet,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_journalGet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_JournalSnippet_scopeId(ctx, field)
+			case "path":
+				return ec.fieldContext_JournalSnippet_path(ctx, field)
+			case "fromLine":
+				return ec.fieldContext_JournalSnippet_fromLine(ctx, field)
+			case "lines":
+				return ec.fieldContext_JournalSnippet_lines(ctx, field)
+			case "totalLines":
+				return ec.fieldContext_JournalSnippet_totalLines(ctx, field)
+			case "text":
+				return ec.fieldContext_JournalSnippet_text(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type JournalSnippet", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_journalGet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21033,6 +23919,35 @@ func (ec *executionContext) fieldContext_SessionContext_welcome(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SessionContext_story(ctx context.Context, field graphql.CollectedField, obj *model.SessionContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_SessionContext_story,
+		func(ctx context.Context) (any, error) {
+			return obj.Story, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_SessionContext_story(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Skill_id(ctx context.Context, field graphql.CollectedField, obj *domain.Artifact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21628,6 +24543,617 @@ func (ec *executionContext) fieldContext_SkillConnection_totalCount(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Story_scopeId(ctx context.Context, field graphql.CollectedField, obj *cortex.Story) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Story_scopeId,
+		func(ctx context.Context) (any, error) {
+			return obj.ScopeID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Story_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Story",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Story_markdown(ctx context.Context, field graphql.CollectedField, obj *cortex.Story) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Story_markdown,
+		func(ctx context.Context) (any, error) {
+			return obj.Markdown, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Story_markdown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Story",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Story_lastProcessed(ctx context.Context, field graphql.CollectedField, obj *cortex.Story) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Story_lastProcessed,
+		func(ctx context.Context) (any, error) {
+			return obj.LastProcessed, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Story_lastProcessed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Story",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Story_chapters(ctx context.Context, field graphql.CollectedField, obj *cortex.Story) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Story_chapters,
+		func(ctx context.Context) (any, error) {
+			return obj.Chapters, nil
+		},
+		nil,
+		ec.marshalNStoryChapter2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapterᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Story_chapters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Story",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_StoryChapter_id(ctx, field)
+			case "number":
+				return ec.fieldContext_StoryChapter_number(ctx, field)
+			case "title":
+				return ec.fieldContext_StoryChapter_title(ctx, field)
+			case "content":
+				return ec.fieldContext_StoryChapter_content(ctx, field)
+			case "from":
+				return ec.fieldContext_StoryChapter_from(ctx, field)
+			case "to":
+				return ec.fieldContext_StoryChapter_to(ctx, field)
+			case "lastProcessed":
+				return ec.fieldContext_StoryChapter_lastProcessed(ctx, field)
+			case "memories":
+				return ec.fieldContext_StoryChapter_memories(ctx, field)
+			case "memoryIds":
+				return ec.fieldContext_StoryChapter_memoryIds(ctx, field)
+			case "tokens":
+				return ec.fieldContext_StoryChapter_tokens(ctx, field)
+			case "mode":
+				return ec.fieldContext_StoryChapter_mode(ctx, field)
+			case "model":
+				return ec.fieldContext_StoryChapter_model(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_StoryChapter_createdAt(ctx, field)
+			case "knowledge":
+				return ec.fieldContext_StoryChapter_knowledge(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type StoryChapter", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Story_tokens(ctx context.Context, field graphql.CollectedField, obj *cortex.Story) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Story_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Story_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Story",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_id(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_number(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_number,
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_title(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_title,
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_content(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_content,
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_from(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_from,
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_to(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_to,
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_lastProcessed(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_lastProcessed,
+		func(ctx context.Context) (any, error) {
+			return obj.LastProcessed, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_lastProcessed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_memories(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_memories,
+		func(ctx context.Context) (any, error) {
+			return obj.Memories, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_memories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_memoryIds(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_memoryIds,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.StoryChapter().MemoryIds(ctx, obj)
+		},
+		nil,
+		ec.marshalNID2ᚕstringᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_memoryIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_tokens(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_tokens,
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_mode(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_mode,
+		func(ctx context.Context) (any, error) {
+			return obj.Mode, nil
+		},
+		nil,
+		ec.marshalNStoryMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐStoryMode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_mode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type StoryMode does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_model(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_model,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.StoryChapter().Model(ctx, obj)
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_createdAt(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StoryChapter_knowledge(ctx context.Context, field graphql.CollectedField, obj *subconscious.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_StoryChapter_knowledge,
+		func(ctx context.Context) (any, error) {
+			return obj.Knowledge(), nil
+		},
+		nil,
+		ec.marshalNKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_StoryChapter_knowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StoryChapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
 		},
 	}
 	return fc, nil
@@ -25400,6 +28926,40 @@ func (ec *executionContext) unmarshalInputEpisodeDefinitionInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputJournalFileInput(ctx context.Context, obj any) (model.JournalFileInput, error) {
+	var it model.JournalFileInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"path", "content"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "path":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("path"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Path = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputKnowledgeFilter(ctx context.Context, obj any) (model.KnowledgeFilter, error) {
 	var it model.KnowledgeFilter
 	asMap := map[string]any{}
@@ -28069,6 +31629,193 @@ func (ec *executionContext) _InvalidationView(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var journalImportImplementors = []string{"JournalImport"}
+
+func (ec *executionContext) _JournalImport(ctx context.Context, sel ast.SelectionSet, obj *cortex.JournalImport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, journalImportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JournalImport")
+		case "scopeId":
+			out.Values[i] = ec._JournalImport_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "files":
+			out.Values[i] = ec._JournalImport_files(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pages":
+			out.Values[i] = ec._JournalImport_pages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._JournalImport_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updated":
+			out.Values[i] = ec._JournalImport_updated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleted":
+			out.Values[i] = ec._JournalImport_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unchanged":
+			out.Values[i] = ec._JournalImport_unchanged(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var journalSectionImplementors = []string{"JournalSection"}
+
+func (ec *executionContext) _JournalSection(ctx context.Context, sel ast.SelectionSet, obj *journal.Section) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, journalSectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JournalSection")
+		case "path":
+			out.Values[i] = ec._JournalSection_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "headings":
+			out.Values[i] = ec._JournalSection_headings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromLine":
+			out.Values[i] = ec._JournalSection_fromLine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lines":
+			out.Values[i] = ec._JournalSection_lines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var journalSnippetImplementors = []string{"JournalSnippet"}
+
+func (ec *executionContext) _JournalSnippet(ctx context.Context, sel ast.SelectionSet, obj *cortex.JournalSnippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, journalSnippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JournalSnippet")
+		case "scopeId":
+			out.Values[i] = ec._JournalSnippet_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._JournalSnippet_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromLine":
+			out.Values[i] = ec._JournalSnippet_fromLine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lines":
+			out.Values[i] = ec._JournalSnippet_lines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalLines":
+			out.Values[i] = ec._JournalSnippet_totalLines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._JournalSnippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var kernelImplementors = []string{"Kernel"}
 
 func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, obj *domain.Kernel) graphql.Marshaler {
@@ -28305,6 +32052,39 @@ func (ec *executionContext) _Knowledge(ctx context.Context, sel ast.SelectionSet
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "journal":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Knowledge_journal(ctx, field, obj)
 				return res
 			}
 
@@ -29321,6 +33101,144 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "consolidateStory":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_consolidateStory(ctx, field)
+			})
+		case "importJournal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importJournal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pendingMemoryImplementors = []string{"PendingMemory"}
+
+func (ec *executionContext) _PendingMemory(ctx context.Context, sel ast.SelectionSet, obj *cortex.PendingMemory) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pendingMemoryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PendingMemory")
+		case "memoryId":
+			out.Values[i] = ec._PendingMemory_memoryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memory":
+			out.Values[i] = ec._PendingMemory_memory(ctx, field, obj)
+		case "seq":
+			out.Values[i] = ec._PendingMemory_seq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._PendingMemory_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storedAt":
+			out.Values[i] = ec._PendingMemory_storedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._PendingMemory_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pendingNarrativeImplementors = []string{"PendingNarrative"}
+
+func (ec *executionContext) _PendingNarrative(ctx context.Context, sel ast.SelectionSet, obj *cortex.PendingNarrative) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pendingNarrativeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PendingNarrative")
+		case "scopeId":
+			out.Values[i] = ec._PendingNarrative_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._PendingNarrative_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "thresholdTokens":
+			out.Values[i] = ec._PendingNarrative_thresholdTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memories":
+			out.Values[i] = ec._PendingNarrative_memories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entries":
+			out.Values[i] = ec._PendingNarrative_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastProcessed":
+			out.Values[i] = ec._PendingNarrative_lastProcessed(ctx, field, obj)
+		case "chapters":
+			out.Values[i] = ec._PendingNarrative_chapters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29375,6 +33293,8 @@ func (ec *executionContext) _PromptContext(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "story":
+			out.Values[i] = ec._PromptContext_story(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30129,6 +34049,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "pendingNarrative":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_pendingNarrative(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "story":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_story(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "journalGet":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_journalGet(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -30775,6 +34761,8 @@ func (ec *executionContext) _SessionContext(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "story":
+			out.Values[i] = ec._SessionContext_story(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31022,6 +35010,225 @@ func (ec *executionContext) _SkillConnection(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._SkillConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var storyImplementors = []string{"Story"}
+
+func (ec *executionContext) _Story(ctx context.Context, sel ast.SelectionSet, obj *cortex.Story) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Story")
+		case "scopeId":
+			out.Values[i] = ec._Story_scopeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markdown":
+			out.Values[i] = ec._Story_markdown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastProcessed":
+			out.Values[i] = ec._Story_lastProcessed(ctx, field, obj)
+		case "chapters":
+			out.Values[i] = ec._Story_chapters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._Story_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var storyChapterImplementors = []string{"StoryChapter"}
+
+func (ec *executionContext) _StoryChapter(ctx context.Context, sel ast.SelectionSet, obj *subconscious.Chapter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storyChapterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StoryChapter")
+		case "id":
+			out.Values[i] = ec._StoryChapter_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "number":
+			out.Values[i] = ec._StoryChapter_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._StoryChapter_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "content":
+			out.Values[i] = ec._StoryChapter_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "from":
+			out.Values[i] = ec._StoryChapter_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._StoryChapter_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastProcessed":
+			out.Values[i] = ec._StoryChapter_lastProcessed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memories":
+			out.Values[i] = ec._StoryChapter_memories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StoryChapter_memoryIds(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tokens":
+			out.Values[i] = ec._StoryChapter_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mode":
+			out.Values[i] = ec._StoryChapter_mode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StoryChapter_model(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._StoryChapter_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "knowledge":
+			out.Values[i] = ec._StoryChapter_knowledge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -33096,6 +37303,54 @@ func (ec *executionContext) marshalNJSON2map(ctx context.Context, sel ast.Select
 	return res
 }
 
+func (ec *executionContext) unmarshalNJournalFileInput2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInputᚄ(ctx context.Context, v any) ([]*model.JournalFileInput, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.JournalFileInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJournalFileInput2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNJournalFileInput2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInput(ctx context.Context, v any) (*model.JournalFileInput, error) {
+	res, err := ec.unmarshalInputJournalFileInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJournalImport2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalImport(ctx context.Context, sel ast.SelectionSet, v cortex.JournalImport) graphql.Marshaler {
+	return ec._JournalImport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNJournalImport2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalImport(ctx context.Context, sel ast.SelectionSet, v *cortex.JournalImport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JournalImport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJournalSnippet2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalSnippet(ctx context.Context, sel ast.SelectionSet, v cortex.JournalSnippet) graphql.Marshaler {
+	return ec._JournalSnippet(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNJournalSnippet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐJournalSnippet(ctx context.Context, sel ast.SelectionSet, v *cortex.JournalSnippet) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JournalSnippet(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNKernel2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel(ctx context.Context, sel ast.SelectionSet, v domain.Kernel) graphql.Marshaler {
 	return ec._Kernel(ctx, sel, &v)
 }
@@ -33364,6 +37619,74 @@ func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋto
 		return graphql.Null
 	}
 	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPendingMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*cortex.PendingMemory) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNPendingMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemory(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPendingMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemory(ctx context.Context, sel ast.SelectionSet, v *cortex.PendingMemory) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PendingMemory(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPendingNarrative2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingNarrative(ctx context.Context, sel ast.SelectionSet, v cortex.PendingNarrative) graphql.Marshaler {
+	return ec._PendingNarrative(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPendingNarrative2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingNarrative(ctx context.Context, sel ast.SelectionSet, v *cortex.PendingNarrative) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PendingNarrative(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPromptContext2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐPromptContext(ctx context.Context, sel ast.SelectionSet, v model.PromptContext) graphql.Marshaler {
@@ -33949,6 +38272,84 @@ func (ec *executionContext) unmarshalNStoreMemoryInput2ᚕᚖgithubᚗcomᚋtota
 func (ec *executionContext) unmarshalNStoreMemoryInput2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐStoreMemoryInput(ctx context.Context, v any) (*model.StoreMemoryInput, error) {
 	res, err := ec.unmarshalInputStoreMemoryInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStory2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐStory(ctx context.Context, sel ast.SelectionSet, v cortex.Story) graphql.Marshaler {
+	return ec._Story(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐStory(ctx context.Context, sel ast.SelectionSet, v *cortex.Story) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Story(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStoryChapter2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapterᚄ(ctx context.Context, sel ast.SelectionSet, v []*subconscious.Chapter) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNStoryChapter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapter(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStoryChapter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapter(ctx context.Context, sel ast.SelectionSet, v *subconscious.Chapter) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StoryChapter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStoryMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐStoryMode(ctx context.Context, v any) (domain.StoryMode, error) {
+	var res domain.StoryMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStoryMode2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐStoryMode(ctx context.Context, sel ast.SelectionSet, v domain.StoryMode) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -35012,6 +39413,13 @@ func (ec *executionContext) marshalOJSON2map(ctx context.Context, sel ast.Select
 	return res
 }
 
+func (ec *executionContext) marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋjournalᚐSection(ctx context.Context, sel ast.SelectionSet, v *journal.Section) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._JournalSection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35392,6 +39800,13 @@ func (ec *executionContext) marshalOSkillType2ᚕgithubᚗcomᚋtotalrecallᚋto
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOStoryChapter2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋsubconsciousᚐChapter(ctx context.Context, sel ast.SelectionSet, v *subconscious.Chapter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StoryChapter(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

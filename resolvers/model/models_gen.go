@@ -77,6 +77,14 @@ type EpisodeDefinitionInput struct {
 	Description *string        `json:"description,omitempty"`
 }
 
+// One file of a journal. A path that is not MEMORY.md or memory/….md (relative, clean, printable), a content larger than the content limit or holding NUL is refused.
+// Errors: INVALID_ARGUMENT.
+type JournalFileInput struct {
+	// Relative to the journal's folder: MEMORY.md, or a Markdown file under memory/.
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
 type KnowledgeConnection struct {
 	Nodes       []*domain.Artifact `json:"nodes"`
 	EndCursor   *string            `json:"endCursor,omitempty"`
@@ -117,6 +125,9 @@ type PromptContext struct {
 	Tokens    int                  `json:"tokens"`
 	Truncated bool                 `json:"truncated"`
 	Memories  []*PromptContextItem `json:"memories"`
+	// The part of text that is the story (promptContext with includeStory): its newest chapters within half of maxTokens, before the memories.
+	// Errors: none.
+	Story *string `json:"story,omitempty"`
 }
 
 type PromptContextItem struct {
@@ -238,6 +249,9 @@ type SessionContext struct {
 	// The scope's most recently ended session, null on the first.
 	LastSession *domain.Session `json:"lastSession,omitempty"`
 	Welcome     string          `json:"welcome"`
+	// The scope's story where the mind starts: its newest chapters within the server's budget (serve --story-context-tokens, default 2,000 tokens); null before the first chapter.
+	// Errors: none.
+	Story *string `json:"story,omitempty"`
 }
 
 type SkillConnection struct {
