@@ -265,3 +265,52 @@ func toError(e gqlError, status int) error {
 
 // String is for logs: the server address, never the key.
 func (c *Client) String() string { return fmt.Sprintf("totalrecall server %s", c.base) }
+
+// ExportDump writes the server's whole graph (GET /export, JSON Lines) to w and returns the
+// number of lines.
+func (c *Client) ExportDump(ctx context.Context, w io.Writer) (int, error) {
+	resp, err := c.Get(ctx, "/export")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	cw := &lineCounter{w: w}
+	if _, err := io.Copy(cw, resp.Body); err != nil {
+		return cw.n, c.unavailable(err)
+	}
+	return cw.n, nil
+}
+
+type lineCounter struct {
+	w io.Writer
+	n int
+}
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.n += bytes.Count(p, []byte{'\n'})
+	return l.w.Write(p)
+}
+
+// ImportDump loads a dump into the server (POST /import) and returns the number of lines read.
+func (c *Client) ImportDump(ctx context.Context, r io.Reader) (int, error) {
+	resp, err := c.send(ctx, http.MethodPost, "/import", r, "application/x-ndjson")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var out struct {
+		Lines int `json:"lines"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &out) == nil && out.Error != nil {
+		return 0, &domain.Error{Code: out.Error.Code, Message: out.Error.Message}
+	}
+	if e := statusError(resp, raw); e != nil {
+		return 0, e
+	}
+	return out.Lines, nil
+}

@@ -121,6 +121,13 @@ type IndexQuery struct {
 	// found by a query of their own, each weighted by its Weight, and returned beside the
 	// text's hits with their score in IndexHit.Lexical. Only those found in the index count.
 	Expansions []Expansion
+	// MaxWords, with WordsOnly, is how many of the rarest words are searched instead of four
+	// (0: four).
+	MaxWords int
+	// NoWait searches what the index has written, without first writing the documents queued
+	// before the search (which would end the writer's wait for more and make small segments):
+	// for background readers that know the documents they need are in.
+	NoWait bool
 }
 
 // IndexHit is one full-text match.

@@ -63,7 +63,8 @@ type ScoredInserter interface {
 	InsertScoredMemories(ctx context.Context, req Request, ms []*Memory, events []*Event, scores []ScoreUpdate) ([]*Memory, error)
 }
 
-// AssociationSet sets the strength of an existing association (both ends in one scope).
+// AssociationSet sets the strength of an association (both ends in one scope), creating it when
+// there is none.
 type AssociationSet struct {
 	SourceID  string
 	TargetID  string
@@ -90,13 +91,15 @@ type Changes struct {
 	// entry whose Seq is not above the newest its log took is skipped as appended already.
 	Pending []PendingEntry
 	Events  []*Event
+	// Growth is what the Synapse grows besides associations (stores implementing SynapseStore).
+	Growth *Growth
 }
 
 // Empty reports whether c writes nothing.
 func (c *Changes) Empty() bool {
 	return c == nil || (len(c.Scores) == 0 && len(c.Accesses) == 0 && len(c.Sessions) == 0 &&
 		len(c.SessionMemories) == 0 && len(c.Associations) == 0 && len(c.WorkingMemory) == 0 && len(c.Pending) == 0 &&
-		len(c.Events) == 0)
+		len(c.Events) == 0 && c.Growth.Empty())
 }
 
 // Merge appends o's changes to c.
@@ -112,6 +115,19 @@ func (c *Changes) Merge(o *Changes) {
 	c.WorkingMemory = append(c.WorkingMemory, o.WorkingMemory...)
 	c.Pending = append(c.Pending, o.Pending...)
 	c.Events = append(c.Events, o.Events...)
+	if !o.Growth.Empty() {
+		if c.Growth == nil {
+			c.Growth = &Growth{}
+		}
+		g, h := c.Growth, o.Growth
+		g.Streams = append(g.Streams, h.Streams...)
+		g.Definitions = append(g.Definitions, h.Definitions...)
+		g.Episodes = append(g.Episodes, h.Episodes...)
+		g.AnalysisTypes = append(g.AnalysisTypes, h.AnalysisTypes...)
+		g.Runs = append(g.Runs, h.Runs...)
+		g.Facets = append(g.Facets, h.Facets...)
+		g.Embeddings = append(g.Embeddings, h.Embeddings...)
+	}
 }
 
 // ApplyResult counts what Apply did with the score updates.

@@ -80,8 +80,27 @@ func (s *Store) EpisodeMembers(ctx context.Context, scopeID string, ids []string
 	if len(ids) == 0 || !domain.ValidID(scopeID) {
 		return out, nil
 	}
+	miss := ids
+	if s.cache != nil {
+		var hit map[string]*cachedMembers
+		hit, miss = s.cache.episodeMembers(ids)
+		for id, cm := range hit {
+			if cm.kind == kindEpisode && cm.scope == scopeID {
+				out[id] = append([]string(nil), cm.members...)
+			}
+		}
+		if len(miss) == 0 {
+			return out, nil
+		}
+	}
+	var e uint64
+	if s.cache != nil {
+		e = s.cache.begin()
+		defer s.cache.end(e)
+	}
 	var r struct {
 		Q []struct {
+			UID   string `json:"uid"`
 			Kind  string `json:"tr.kind"`
 			Scope string `json:"tr.scope"`
 			ID    string `json:"tr.id"`
@@ -91,16 +110,21 @@ func (s *Store) EpisodeMembers(ctx context.Context, scopeID string, ids []string
 		} `json:"q"`
 	}
 	// Kind and scope are checked here: eq filters would read their whole index posting lists.
-	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(ids)+`)) { tr.kind tr.scope tr.id ep.items (first: 100000) { tr.id } } }`, nil, &r); err != nil {
+	if err := s.read(ctx, `{ q(func: eq(tr.id, `+idList(miss)+`)) { uid tr.kind tr.scope tr.id ep.items (first: 100000) { tr.id } } }`, nil, &r); err != nil {
 		return nil, err
 	}
 	for _, n := range r.Q {
-		if n.Kind != kindEpisode || n.Scope != scopeID {
-			continue
-		}
 		members := make([]string, 0, len(n.Items))
 		for _, it := range n.Items {
 			members = append(members, it.ID)
+		}
+		if s.cache != nil && n.Kind == kindEpisode {
+			// Cached for the searches that follow: an episode's members change only by writes
+			// that name it (readCache.written drops it then).
+			s.cache.fillMembers(e, n.ID, &cachedMembers{uid: n.UID, kind: n.Kind, scope: n.Scope, members: append([]string(nil), members...)})
+		}
+		if n.Kind != kindEpisode || n.Scope != scopeID {
+			continue
 		}
 		out[n.ID] = members
 	}

@@ -244,7 +244,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 				}
 				l.what, l.seq = lineEvent, seq
 				isEvent[d.Node] = true
-			case d.Set["consumer.seq"] != nil:
+			case d.Set["consumer.seq"] != nil || d.Set["notice.seq"] != nil:
 				l.what = lineDeferred
 			default:
 				l.what = lineNode
@@ -410,7 +410,8 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 		}
 	}
 
-	// Log consumers: their watermarks move with the events they had consumed.
+	// Log consumers: their watermarks move with the events they had consumed; queued notices
+	// with the notifications they name.
 	for _, l := range lines {
 		if l.what != lineDeferred || skip(l) {
 			continue
@@ -422,6 +423,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 		obj := node(d)
 		if w, err := numberOf(d.Set["consumer.seq"]); err == nil {
 			obj["consumer.seq"] = seqs.moved(w)
+		}
+		if w, err := numberOf(d.Set["notice.seq"]); err == nil {
+			obj["notice.seq"] = seqs.moved(w) // the Seq of the notification it queues
 		}
 		batch, batchKeys = append(batch, obj), append(batchKeys, d.Node)
 	}

@@ -385,8 +385,10 @@ func (s *Store) Consume(ctx context.Context, consumer string, upTo uint64, fn fu
 		if err != nil {
 			return res, err
 		}
-		if upTo > w {
-			obj := map[string]any{"uid": uid, "consumer.seq": upTo}
+		// A consumer's first commit records its watermark even at 0: a restart then resumes
+		// from it rather than taking the consumer for new.
+		if upTo > w || uid == "_:consumer" {
+			obj := map[string]any{"uid": uid, "consumer.seq": max(upTo, w)}
 			if uid == "_:consumer" {
 				obj["dgraph.type"], obj["tr.kind"], obj["tr.id"] = kindConsumer, kindConsumer, consumerKey(consumer)
 			}
@@ -592,6 +594,9 @@ func (t *tx) applyChanges(ch *domain.Changes) (domain.ApplyResult, error) {
 		p := assocPred(a.Type)
 		t.set(map[string]any{"uid": lo.UID, p: map[string]any{"uid": hi.UID, p + "|strength": a.Strength,
 			p + "|cost": 1 - a.Strength, p + "|updatedAt": ts(a.UpdatedAt)}})
+	}
+	if err := t.applyGrowth(ch.Growth); err != nil {
+		return res, err
 	}
 	if err := t.applySessions(ch, obj); err != nil {
 		return res, err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dgraph-io/dgo/v250/protos/api"
@@ -59,10 +60,15 @@ func subject(v any) (string, error) {
 		if name == "" {
 			return "", fmt.Errorf("mutation: empty blank node")
 		}
+		alnum := false
 		for _, r := range name {
 			if !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 				return "", fmt.Errorf("mutation: blank node %q", s)
 			}
+			alnum = alnum || r != '_' && r != '-' && r != '.'
+		}
+		if !alnum { // Dgraph refuses a name of punctuation alone
+			return "", fmt.Errorf("mutation: blank node %q", s)
 		}
 		return s, nil
 	}
@@ -118,7 +124,9 @@ func (w *nquadWriter) node(o map[string]any, del bool, edge string) (string, err
 }
 
 func checkPredicate(p string) error {
-	if p == "" || strings.ContainsAny(p, "<> \t\n\r\"{}|^`\\") {
+	if p == "" || p == "*" || p == x.Star || strings.HasPrefix(p, "~") || !utf8.ValidString(p) || strings.ContainsAny(p, "<> \t\n\r\"{}|^`\\") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }) ||
+		!strings.ContainsFunc(p, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return fmt.Errorf("mutation: predicate %q", p)
 	}
 	return nil

@@ -21,7 +21,9 @@ import (
 //   - a delete of a whole predicate or node (a nil value) may change edges seen from nodes it
 //     does not name, so it drops everything, as do the writes that bypass the rules of the store
 //     (raw sets, imports, DropAll);
-//   - a facet written drops the persons lists.
+//   - a facet written drops the persons lists and the explorer's entries (a facet names what
+//     it describes by id, so its write names no uid of it);
+//   - any write naming a node, as subject or as an edge's object, drops its explorer entry.
 //
 // A new memory is cached as its insert commits. A cluster has other writers, so there the cache
 // is off.
@@ -48,10 +50,14 @@ type readCache struct {
 	budget, used, walkUsed int
 	mems                   map[string]*cachedMemory // by memory id
 	ctxs                   map[string]*cachedContext
+	eps                    map[string]*cachedMembers // episodes' members, by episode id
 	adj                    map[string]*cachedAdj
 	stateOf                map[string]*cachedState // states of memories not in mems, for total recall's walk
-	uids                   map[string]string       // uid → memory id, for invalidation
-	persons                map[string][]string
+	// entries are the explorer's nodes with their edges by uid (any node, not only memories),
+	// in the walk's part of the budget; kept apart from uids, which maps memories' uids.
+	entries map[string]*xEntry
+	uids    map[string]string // uid → memory id, for invalidation
+	persons map[string][]string
 }
 
 type cachedMemory struct {
@@ -60,6 +66,15 @@ type cachedMemory struct {
 	doc  memDoc
 	m    *domain.Memory // node.build(doc)
 	size int
+}
+
+// cachedMembers are the member ids of an episode (domain.EpisodeMemberReader), in no order.
+type cachedMembers struct {
+	uid     string
+	kind    string
+	scope   string
+	members []string
+	size    int
 }
 
 type cachedContext struct {
@@ -95,7 +110,8 @@ func newReadCache(budget int) *readCache {
 	}
 	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
-		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{}}
+		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
+		entries: map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
 }
 
 // begin starts a read; the epoch it returns is passed to the fills and to end.
@@ -178,10 +194,12 @@ type sized interface {
 	walk() bool
 }
 
+func (cm *cachedMembers) walk() bool { return false }
 func (cm *cachedMemory) walk() bool  { return false }
 func (cc *cachedContext) walk() bool { return false }
 func (ca *cachedAdj) walk() bool     { return true }
 func (cs *cachedState) walk() bool   { return true }
+func (xe *xEntry) walk() bool        { return true }
 
 // usedBy is the count of bytes used by the part of the budget v belongs to. Under c.mu.
 func (c *readCache) usedBy(walk bool) *int {
@@ -191,15 +209,19 @@ func (c *readCache) usedBy(walk bool) *int {
 	return &c.used
 }
 
+func (cm *cachedMembers) bytes() int { return cm.size }
 func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
 func (ca *cachedAdj) bytes() int     { return 96 + 64*len(ca.edges) } // edges are never changed once cached
 func (cs *cachedState) bytes() int   { return stateSize }
+func (xe *xEntry) bytes() int        { return xe.size }
 
+func (cm *cachedMembers) nodeUID() string { return cm.uid }
 func (cm *cachedMemory) nodeUID() string  { return cm.uid }
 func (cc *cachedContext) nodeUID() string { return cc.uid }
 func (ca *cachedAdj) nodeUID() string     { return ca.uid }
 func (cs *cachedState) nodeUID() string   { return cs.uid }
+func (xe *xEntry) nodeUID() string        { return xe.uid }
 
 // fillLocked keeps v as m[id] (of node uid), read by a reader of epoch e, unless a commit wrote
 // the node since. A read's fill (evict) replaces the entry there and evicts others of its part
@@ -267,6 +289,30 @@ func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.ctxs, e, id, cc.uid, cc, true)
+}
+
+// episodeMembers returns the cached members of the episodes among ids (shared: callers only read
+// them) and the ids it does not hold.
+func (c *readCache) episodeMembers(ids []string) (map[string]*cachedMembers, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hit := make(map[string]*cachedMembers, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if cm := c.eps[id]; cm != nil {
+			hit[id] = cm
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return hit, miss
+}
+
+func (c *readCache) fillMembers(e uint64, id string, cm *cachedMembers) {
+	cm.size = 128 + 48*len(cm.members)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fillLocked(c, c.eps, e, id, cm.uid, cm, true)
 }
 
 // adjacency returns the cached associations of ids (shared: callers only read them) and the ids
@@ -350,6 +396,41 @@ func (c *readCache) warmMemory(e uint64, n *memNode) bool {
 	return true
 }
 
+// entriesOf puts the cached explorer entries among uids in out (shared: callers only read them)
+// and returns the uids it does not hold.
+func (c *readCache) entriesOf(uids []string, out map[string]*xEntry) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var miss []string
+	for _, u := range uids {
+		if xe := c.entries[u]; xe != nil {
+			out[u] = xe
+		} else {
+			miss = append(miss, u)
+		}
+	}
+	return miss
+}
+
+// fillEntries keeps the explorer entries a reader of epoch e read, but none written since, and
+// none at all when a facet was written since (facets name no uid of what they describe).
+func (c *readCache) fillEntries(e uint64, read map[string]*xEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e < c.facets {
+		return
+	}
+	for u, xe := range read {
+		if !c.fresh(e, u) || xe.size > c.budget/16 {
+			continue
+		}
+		c.makeRoom(true, xe.size)
+		dropEntry(c, c.entries, u)
+		c.entries[u] = xe
+		c.walkUsed += xe.size
+	}
+}
+
 func (c *readCache) scopePersons(scopeID string) ([]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -374,12 +455,17 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 func (c *readCache) makeRoom(walk bool, size int) {
 	used := c.usedBy(walk)
 	for *used+size > c.budget {
-		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0) {
+		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0 || len(c.entries) > 0) {
 			evictOne(c, c.adj)
 			evictOne(c, c.stateOf)
-		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0) {
+			for u := range c.entries {
+				dropEntry(c, c.entries, u) // by uid: nothing of it in uids
+				break
+			}
+		} else if !walk && (len(c.mems) > 0 || len(c.ctxs) > 0 || len(c.eps) > 0) {
 			evictOne(c, c.mems)
 			evictOne(c, c.ctxs)
+			evictOne(c, c.eps)
 		} else {
 			return
 		}
@@ -397,7 +483,7 @@ func evictOne[T sized](c *readCache, m map[string]T) {
 
 // forgetIfBare forgets the node uid of memory id once nothing of it is cached. Under c.mu.
 func (c *readCache) forgetIfBare(id, uid string) {
-	if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil {
+	if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil && c.eps[id] == nil {
 		delete(c.uids, uid)
 	}
 }
@@ -522,11 +608,16 @@ func (c *readCache) written(sets, dels []map[string]any) {
 	if facets {
 		c.facets = c.epoch
 		c.persons = map[string][]string{}
+		for u, xe := range c.entries {
+			c.walkUsed -= xe.bytes()
+			delete(c.entries, u)
+		}
 	}
 	for uid, ch := range changes {
 		if len(c.inflight) > 0 {
 			c.dead[uid] = c.epoch
 		}
+		dropEntry(c, c.entries, uid)
 		id, ok := c.uids[uid]
 		if !ok {
 			continue
@@ -539,6 +630,7 @@ func (c *readCache) written(sets, dels []map[string]any) {
 		if ch.dropCtx {
 			dropEntry(c, c.ctxs, id)
 			dropEntry(c, c.adj, id)
+			dropEntry(c, c.eps, id)
 		}
 		if _, ok := ch.patch["mem.state"]; ok || ch.dropMem {
 			dropEntry(c, c.stateOf, id)
@@ -583,6 +675,43 @@ func (c *readCache) clear() {
 	c.dead = map[string]uint64{}
 	c.mems, c.ctxs, c.uids = map[string]*cachedMemory{}, map[string]*cachedContext{}, map[string]string{}
 	c.adj, c.stateOf = map[string]*cachedAdj{}, map[string]*cachedState{}
+	c.entries = map[string]*xEntry{}
+	c.eps = map[string]*cachedMembers{}
 	c.persons = map[string][]string{}
 	c.used, c.walkUsed = 0, 0
+}
+
+// CacheStats is the read cache's size now: for each of its two parts (records: memories and
+// their contexts; walks: total recall's associations and states), bytes used and entries held.
+type CacheStats struct {
+	RecordBytes, WalkBytes     int
+	RecordEntries, WalkEntries int
+}
+
+// Bytes returns the bytes of the part named "memories" or "walks".
+func (s CacheStats) Bytes(part string) int {
+	if part == "walks" {
+		return s.WalkBytes
+	}
+	return s.RecordBytes
+}
+
+// Entries returns the entries of the part named "memories" or "walks".
+func (s CacheStats) Entries(part string) int {
+	if part == "walks" {
+		return s.WalkEntries
+	}
+	return s.RecordEntries
+}
+
+// CacheStats reports the read cache's size (zero when there is none).
+func (s *Store) CacheStats() CacheStats {
+	c := s.cache
+	if c == nil {
+		return CacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{RecordBytes: c.used, WalkBytes: c.walkUsed,
+		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf)}
 }

@@ -56,6 +56,9 @@ type Store struct {
 	recorder   *Recorder   // WithRecorder
 	hooks      CommitHooks // WithCommitHooks
 
+	// commits counts the writes this process committed (metrics).
+	commits atomic.Uint64
+
 	closeOnce sync.Once
 }
 
@@ -540,6 +543,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 				t.rendered[i] = renderEvent(ev)
 			}
 			t.set(eventJSON(uid, ev, t.rendered[i]))
+			if n := noticeJSON(i, ev); n != nil {
+				t.set(n)
+			}
 			if len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}
@@ -575,6 +581,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		return zero, wrapErr(err)
 	}
 	committed = true
+	s.commits.Add(1)
 	s.cache.written(t.sets, t.dels)
 	for _, fn := range t.committed {
 		fn(uids)
@@ -591,6 +598,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	}
 	return res, nil
 }
+
+// Commits is the number of writes this process has committed.
+func (s *Store) Commits() uint64 { return s.commits.Load() }
 
 // OnCommit makes fn receive the events of every commit of this store, in commit order, as a read
 // of the log would return them (decoded from what was written, with their node uids). It is for

@@ -27,6 +27,8 @@ import (
 // Turns are optional: without them a turn is derived from the messages (the user messages that
 // open it up to the next user message; its response is its last assistant message with text).
 //
+// Codex CLI's rollout files are read too (codex.go).
+//
 // Claude Code's transcript lines ({"type": "user"|"assistant", "uuid", "sessionId",
 // "timestamp", "message": {"role", "content": text or blocks}, "isSidechain", "cwd"}) are read
 // too: text blocks make a message's content, tool_use blocks tool calls, tool_result blocks their
@@ -155,6 +157,8 @@ func ParseAgents(r io.Reader, source string) (*domain.SourceBatch, []domain.Sour
 		}
 		return s
 	}
+	codex := &codexReader{sessions: func(id string) *domain.AgentSession { return session(id, nil) },
+		seq: seq, calls: map[string]*domain.AgentToolCall{}}
 	err := Lines(r, func(n int, line []byte) error {
 		bad := func(format string, args ...any) {
 			problems = append(problems, domain.SourceProblem{Line: n, Message: fmt.Sprintf(format, args...)})
@@ -305,6 +309,8 @@ func ParseAgents(r io.Reader, source string) (*domain.SourceBatch, []domain.Sour
 			}
 			b.Messages = append(b.Messages, &domain.AgentMessage{ID: l.UUID, SessionID: sid, Role: role, Content: text,
 				Sequence: seq[sid], Timestamp: at, Metadata: md})
+		case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
+			codex.line(b, n, l.Type, line, bad)
 		case "summary", "file-history-snapshot", "queue-operation":
 			// Claude Code bookkeeping: nothing to keep.
 		default:

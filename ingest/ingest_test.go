@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,102 @@ func TestOpen(t *testing.T) {
 	if err != nil || len(src.Definitions) != 1 || src.Definitions[0].Strategy != domain.StrategyTimeGap ||
 		src.Definitions[0].Config["gap_seconds"] != 5400.0 || src.Definitions[0].Config["scope"] != "thread" {
 		t.Fatalf("events source = %+v, %v", src, err)
+	}
+}
+
+func TestParseAgentsCodexRollout(t *testing.T) {
+	f, err := os.Open("testdata/codex-rollout.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, problems, err := ParseAgents(f, "")
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("err %v problems %+v", err, problems)
+	}
+	const sid = "0199f1c2-7d3a-7a10-9b2e-4c1f0e6a2b11"
+	if len(b.Sessions) != 1 {
+		t.Fatalf("sessions = %+v", b.Sessions)
+	}
+	s := b.Sessions[0]
+	if s.ID != sid || s.Source != "codex" || s.Model != "gpt-5-codex" || s.WorkspacePath != "/home/dev/totalrecall" ||
+		s.CreatedAt == nil || !s.CreatedAt.Equal(time.Date(2026, 3, 2, 9, 14, 7, 302000000, time.UTC)) {
+		t.Fatalf("session = %+v", s)
+	}
+	var got []string
+	for _, m := range b.Messages {
+		got = append(got, fmt.Sprintf("%s %s %d %q", m.ID, m.Role, m.Sequence, m.Content))
+	}
+	want := []string{
+		sid + `:3 user 1 "Why does the decay sweep skip claimed memories?"`,
+		sid + `:9 assistant 2 "Claimed memories resist decay: the sweep rescores them but never demotes them below their tier."`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("messages:\n%s\nwant (the environment context, the UI's copies and reasoning left out):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(b.ToolCalls) != 1 {
+		t.Fatalf("tool calls = %+v", b.ToolCalls)
+	}
+	c := b.ToolCalls[0]
+	params, _ := c.Params.(map[string]any)
+	if c.ID != "call_7Hq2" || c.ToolName != "shell" || c.MessageID != sid+":3" || c.Status != "ok" ||
+		c.Result != "domain/salience/sweep.go:41: if row.Claimed {" || fmt.Sprint(params["command"]) != "[rg claimed domain/salience]" {
+		t.Fatalf("tool call = %+v", c)
+	}
+}
+
+func TestParseAgentsCodexWithoutSessionMeta(t *testing.T) {
+	in := `{"timestamp":"2026-03-02T09:14:12.020Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`
+	b, problems, err := ParseAgents(strings.NewReader(in), "")
+	if err != nil || len(b.Messages) != 0 || len(problems) != 1 || problems[0].Line != 1 ||
+		problems[0].Message != "a Codex response_item line before the session_meta that names its session" {
+		t.Fatalf("messages %+v problems %+v err %v", b.Messages, problems, err)
+	}
+}
+
+func TestTurnSource(t *testing.T) {
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	batch := func(tu Turn) *domain.SourceBatch {
+		t.Helper()
+		src, err := TurnSource(tu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b *domain.SourceBatch
+		if err := src.Batches(func(x *domain.SourceBatch, _ []domain.SourceProblem) error { b = x; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if src.Definitions != nil || src.Analyses != nil {
+			t.Fatalf("a recorded turn chunks nothing: %+v %+v", src.Definitions, src.Analyses)
+		}
+		return b
+	}
+	// Claude Code: the transcript's ids; the answer names the turn (derived by the ledger).
+	b := batch(Turn{SessionID: "S", Source: "claude-code", Prompt: "run the tests", PromptID: "u1", PromptAt: &at,
+		Answer: "All tests pass.", AnswerID: "a2", WorkspacePath: "/home/dev/repo"})
+	if len(b.Messages) != 2 || b.Messages[0].ID != "u1" || b.Messages[0].Role != "user" || b.Messages[1].ID != "a2" ||
+		b.Messages[1].Role != "assistant" || len(b.Turns) != 0 || b.Sessions[0].Project != "repo" || b.Sessions[0].Source != "claude-code" {
+		t.Fatalf("batch = %+v %+v %+v", b.Sessions[0], b.Messages, b.Turns)
+	}
+	// Codex: the prompt first, the answer later, one turn of the same two ids.
+	p := batch(Turn{SessionID: "S", Source: "codex", TurnID: "T1", Prompt: "why?", PromptAt: &at})
+	a := batch(Turn{SessionID: "S", Source: "codex", TurnID: "T1", Answer: "because."})
+	if len(p.Messages) != 1 || p.Messages[0].ID != "T1:prompt" || len(a.Messages) != 1 || a.Messages[0].ID != "T1:answer" {
+		t.Fatalf("messages = %+v / %+v", p.Messages, a.Messages)
+	}
+	for _, x := range []*domain.SourceBatch{p, a} {
+		if len(x.Turns) != 1 || x.Turns[0].ID != "T1" || fmt.Sprint(x.Turns[0].QueryMessageIDs) != "[T1:prompt]" || x.Turns[0].ResponseMessageID != "T1:answer" {
+			t.Fatalf("turn = %+v", x.Turns)
+		}
+	}
+	// Without ids: digests of the session and the text, the same every time.
+	d1, d2 := batch(Turn{SessionID: "S", Prompt: "same"}), batch(Turn{SessionID: "S", Prompt: "same"})
+	if d1.Messages[0].ID != d2.Messages[0].ID || !strings.HasPrefix(d1.Messages[0].ID, "prompt:") {
+		t.Fatalf("ids %q %q", d1.Messages[0].ID, d2.Messages[0].ID)
+	}
+	for _, bad := range []Turn{{Prompt: "x"}, {SessionID: "S"}, {SessionID: "S", Prompt: " \n", Answer: "\t"}} {
+		if _, err := TurnSource(bad); domain.ErrorCode(err) != domain.EINVALID {
+			t.Fatalf("TurnSource(%+v) = %v, want INVALID_ARGUMENT", bad, err)
+		}
 	}
 }

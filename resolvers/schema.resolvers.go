@@ -184,12 +184,7 @@ func (r *rankedMemoryResolver) Reason(ctx context.Context, obj *recall.RankedMem
 
 // MemoryEvents is the resolver for the memoryEvents field.
 func (r *subscriptionResolver) MemoryEvents(ctx context.Context, scopeID string) (<-chan *domain.Event, error) {
-	if _, err := r.Cortex.Scope(ctx, scopeID); err != nil {
-		return nil, err
-	}
-	return r.Cortex.Log().Subscribe(ctx, r.Cortex.Log().Head(), func(e *domain.Event) bool {
-		return e.ScopeID == scopeID
-	}), nil
+	return r.Cortex.MemoryEvents(ctx, scopeID)
 }
 
 // Kernel returns generated.KernelResolver implementation.

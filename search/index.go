@@ -1,10 +1,13 @@
 package search
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -149,7 +153,9 @@ func Open(dir string, opts ...Option) (*Index, error) {
 }
 
 // openOrCreate opens the index in dir, creating it when missing and rebuilding it when its
-// schema version differs.
+// schema version differs or it is damaged: a segment whose content does not match its checksum
+// (garbled or truncated on disk), or an index Bleve cannot open. The index is derived data: the
+// caller replays the event log into the new one.
 func openOrCreate(dir string) (bleve.Index, error) {
 	if _, err := os.Stat(filepath.Join(dir, metaFile)); err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -160,30 +166,131 @@ func openOrCreate(dir string) (bleve.Index, error) {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		if len(entries) > 0 {
-			return nil, fmt.Errorf("search: %s is not empty and holds no index", dir)
+			if !holdsSegments(dir) {
+				return nil, fmt.Errorf("search: %s is not empty and holds no index", dir)
+			}
+			// An index whose mapping file is gone: damaged, not someone else's folder.
+			return rebuildDamaged(dir, "its index_meta.json is missing")
 		}
 		return create(dir)
 	}
-	idx, err := bleve.OpenUsing(dir, runtimeConfig())
+	idx, err := openBleve(dir)
 	if err != nil {
 		// A process killed while the index was new may leave it unreadable (its mapping not
-		// yet on disk). The index is derived data: rebuild it empty, the caller replays the log.
-		slog.Warn("search index unreadable, rebuilding it from the event log", "dir", dir, "err", err)
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("search: remove unreadable index: %w", err)
-		}
-		return create(dir)
+		// yet on disk); a damaged root.bolt too.
+		return rebuildDamaged(dir, err.Error())
+	}
+	if err := checkSegments(idx); err != nil {
+		_ = idx.Close()
+		return rebuildDamaged(dir, err.Error())
 	}
 	v, err := idx.GetInternal(keySchema)
 	if err == nil && string(v) == schemaVersion {
 		return idx, nil
 	}
-	// Another mapping (or an unreadable marker): the index is derived data, rebuild it.
+	// Another mapping (or an unreadable marker, or Bleve fell back to no snapshot): the index is
+	// derived data, rebuild it.
+	slog.Warn("search index made with another mapping, or its snapshot unreadable; rebuilding it from the event log", "dir", dir)
 	_ = idx.Close()
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("search: remove outdated index: %w", err)
 	}
 	return create(dir)
+}
+
+// rebuildDamaged replaces a damaged index with an empty one (watermark 0: the caller replays the log).
+func rebuildDamaged(dir, why string) (bleve.Index, error) {
+	slog.Warn("search index damaged, rebuilding it from the event log", "dir", dir, "damage", why)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("search: remove damaged index: %w", err)
+	}
+	return create(dir)
+}
+
+// openBleve opens the index, turning a panic of a damaged file into an error.
+func openBleve(dir string) (idx bleve.Index, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			idx, err = nil, fmt.Errorf("opening the index panicked: %v", p)
+		}
+	}()
+	return bleve.OpenUsing(dir, runtimeConfig())
+}
+
+// holdsSegments reports whether dir looks like an index (its store folder with Bleve's files).
+func holdsSegments(dir string) bool {
+	entries, err := os.ReadDir(filepath.Join(dir, "store"))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() == "root.bolt" || filepath.Ext(e.Name()) == ".zap" {
+			return true
+		}
+	}
+	return false
+}
+
+// zapFooterCRC is the size of a segment's checksum, the last bytes of its file: the CRC-32
+// (IEEE) of everything before it.
+const zapFooterCRC = 4
+
+// checkSegments verifies every segment file the index is made of against its checksum, before
+// any search reads it. (Files no snapshot names — a segment whose writer was killed — are not
+// the index's: Bleve removes them.) It reads the whole index once at start, about a second per
+// GB from the page cache.
+func checkSegments(idx bleve.Index) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reading the index panicked: %v", p)
+		}
+	}()
+	r, err := openReader(idx)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil
+	}
+	for _, ss := range snap.Segments() {
+		ps, ok := ss.Segment().(segment.PersistedSegment)
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(ps.Path())
+		if err != nil {
+			return err
+		}
+		if err := checkSegment(ps.Path(), fi.Size()); err != nil {
+			return fmt.Errorf("segment %s: %w", filepath.Base(ps.Path()), err)
+		}
+	}
+	return nil
+}
+
+func checkSegment(path string, size int64) error {
+	if size < 68 { // zap's footer
+		return fmt.Errorf("truncated to %d bytes", size)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := crc32.NewIEEE()
+	if _, err := io.CopyN(h, bufio.NewReaderSize(f, 1<<20), size-zapFooterCRC); err != nil {
+		return err
+	}
+	var want [zapFooterCRC]byte
+	if _, err := f.ReadAt(want[:], size-zapFooterCRC); err != nil {
+		return err
+	}
+	if got := h.Sum32(); got != binary.BigEndian.Uint32(want[:]) {
+		return fmt.Errorf("checksum %08x, the footer says %08x: the file is garbled or truncated", got, binary.BigEndian.Uint32(want[:]))
+	}
+	return nil
 }
 
 // runtimeConfig lets a batch return once it is searchable, before it is on disk. The index is
@@ -226,6 +333,16 @@ func create(dir string) (bleve.Index, error) {
 }
 
 func unavailable() error { return domain.Errorf(domain.EUNAVAILABLE, "search index is closed") }
+
+// ioError is how a failure of Bleve (a disk error, a damaged file) reaches callers: UNAVAILABLE.
+// The event log holds everything, so a restart rebuilds what the index lost.
+func ioError(err error) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return domain.Errorf(domain.EUNAVAILABLE, "search index: %v", err)
+}
 
 // Put adds or replaces documents. Concurrent calls are grouped into one Bleve batch; Put
 // returns when its documents are committed (and searchable), with the error of that batch.
@@ -324,6 +441,11 @@ func (i *Index) Watermark() (uint64, error) {
 	}
 	return i.watermark.Load(), nil
 }
+
+// Applied is the watermark of what the writer has applied, without waiting for what is queued:
+// a reader that searches with NoWait knows from it that the documents of the events up to it
+// are in.
+func (i *Index) Applied() uint64 { return i.watermark.Load() }
 
 // SetWatermark sets seq as the watermark. It is queued like Queue's documents, rides in the
 // writer's next batch together with the documents queued before it (it never ends the writer's

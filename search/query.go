@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -53,7 +52,11 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	if err != nil || tq == nil {
 		return nil, err
 	}
-	if err := i.sync(ctx); err != nil {
+	if !q.NoWait {
+		if err := i.sync(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := i.failure(); err != nil {
 		return nil, err
 	}
 	i.mu.RLock()
@@ -68,7 +71,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	limit = min(limit, MaxLimit)
 	r, err := openReader(i.idx)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, ioError(err)
 	}
 	defer r.Close()
 	err = tq.narrow(ctx, r)
@@ -92,7 +95,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, ioError(err)
 	}
 	return hits, nil
 }
@@ -180,9 +183,10 @@ type textQuery struct {
 	// conds are the filter's conditions on keyword fields, ranges the others.
 	conds  []termCond
 	ranges []query.Query
-	// words are the distinct analysed words of a words-only text of more than rarestWords of
-	// them; narrow makes the must clause of the rarest.
-	words []string
+	// words are the distinct analysed words of a words-only text of more than maxWords of
+	// them; narrow makes the must clause of the rarest maxWords.
+	words    []string
+	maxWords int
 }
 
 // rarestWords bounds a words-only query (IndexQuery.WordsOnly). A query costs Bleve in
@@ -191,7 +195,7 @@ type textQuery struct {
 // rarestWords words found in the fewest documents are searched.
 const rarestWords = 4
 
-// narrow completes a words-only query of many words with the rarestWords of them found in the
+// narrow completes a words-only query of many words with the maxWords of them found in the
 // fewest documents of r (words found nowhere last; ties by word).
 func (tq *textQuery) narrow(ctx context.Context, r index.IndexReader) error {
 	if tq.words == nil {
@@ -221,8 +225,8 @@ func (tq *textQuery) narrow(ctx context.Context, r index.IndexReader) error {
 		}
 		return strings.Compare(a.word, b.word)
 	})
-	qs := make([]query.Query, 0, rarestWords)
-	for _, c := range cs[:rarestWords] {
+	qs := make([]query.Query, 0, tq.maxWords)
+	for _, c := range cs[:tq.maxWords] {
 		t := query.NewTermQuery(c.word)
 		t.SetField(FieldContent)
 		qs = append(qs, t)
@@ -269,9 +273,13 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 	match.Analyzer = en.AnalyzerName
 	bq := query.NewBooleanQuery(nil, nil, nil)
 	if q.WordsOnly {
-		if words := distinctTerms(tokens); len(words) > rarestWords {
+		n := q.MaxWords
+		if n <= 0 {
+			n = rarestWords
+		}
+		if words := distinctTerms(tokens); len(words) > n {
 			// narrow picks the words, from the index.
-			return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges, words: words}, nil
+			return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges, words: words, maxWords: n}, nil
 		}
 	}
 	bq.AddMust(match)

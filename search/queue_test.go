@@ -166,3 +166,64 @@ func TestQueuedFailureIsSticky(t *testing.T) {
 		t.Fatalf("after Reset watermark %d, %v", wm, err)
 	}
 }
+
+// A NoWait search sees what the writer has written and leaves the queue to its linger: a
+// background reader's searches do not cut a stream of stores into small segments. Applied tells
+// it when the documents of the events it waits for are in.
+func TestNoWaitSearchLeavesTheQueue(t *testing.T) {
+	idx := openIndex(t, WithLinger(time.Hour))
+	ctx := context.Background()
+	if err := idx.Put(ctx, []domain.IndexDoc{doc("put", "s", "written note")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Queue(ctx, []domain.IndexDoc{doc("queued", "s", "queued note")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SetWatermark(7); err != nil {
+		t.Fatal(err)
+	}
+	before := idx.batches.Load()
+	hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: "note", Limit: 10, NoWait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].ID != "put" || idx.batches.Load() != before || idx.Applied() != 0 {
+		t.Fatalf("NoWait found %v, batches %d → %d, applied %d; want only the written note, nothing written", hits, before, idx.batches.Load(), idx.Applied())
+	}
+	// A search that waits writes the queue, and the watermark with it.
+	if got := find(t, idx, "s", "note", domain.MemoryFilter{}); len(got) != 2 || idx.Applied() != 7 {
+		t.Fatalf("found %v, applied %d; want both notes and 7", got, idx.Applied())
+	}
+	hits, err = idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: "note", Limit: 10, NoWait: true})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("NoWait after the write: %v, %v", hits, err)
+	}
+}
+
+// A words-only query searches MaxWords of the rarest words instead of four.
+func TestWordsOnlyMaxWords(t *testing.T) {
+	idx := openIndex(t)
+	ctx := context.Background()
+	var docs []domain.IndexDoc
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
+	for i, w := range words {
+		// Word i is in i+1 documents: alpha is the rarest.
+		for k := 0; k <= i; k++ {
+			docs = append(docs, doc(fmt.Sprintf("%s%d", w, k), "s", w))
+		}
+	}
+	if err := idx.Put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	count := func(max int) int {
+		hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: "alpha bravo charlie delta echo foxtrot", Limit: 100, WordsOnly: true, MaxWords: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	// The four rarest: alpha..delta, 1+2+3+4 documents; five: 15; six: all 21.
+	if got := []int{count(0), count(5), count(6)}; fmt.Sprint(got) != "[10 15 21]" {
+		t.Fatalf("hits with 4, 5, 6 words: %v", got)
+	}
+}

@@ -266,7 +266,7 @@ func (i *Index) applyGroup(group []*op) {
 		}
 	}
 	if err != nil {
-		err = fmt.Errorf("search: batch: %w", err)
+		err = ioError(err)
 		for _, o := range group[:live] {
 			if o.queued {
 				i.fail(err)

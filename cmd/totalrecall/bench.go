@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,8 +24,9 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/edge"
 	"github.com/totalrecall/totalrecall/graph"
-	"github.com/totalrecall/totalrecall/resolvers"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -40,12 +42,21 @@ type benchOpts struct {
 	// concurrentProfile and bulkProfile are the same for the concurrent clients' store phase
 	// and for the bulk until the consumers caught up.
 	concurrentProfile, bulkProfile string
+	// auth serves as serve --auth does: every request carries an API key, the stores and
+	// searches a WRITE key of the bench's scope.
+	auth bool
 }
 
 // figures are one store's measurements, each with the raw baseline of the same store.
 type figures struct {
-	name                          string
-	single, concurrent, bulk      float64 // memories/s through GraphQL over HTTP
+	name                     string
+	single, concurrent, bulk float64 // memories/s through GraphQL over HTTP
+	// singleOff and concurrentOff are the same store calls with the Synapse off, in blocks
+	// alternating with those above (storeBlocks).
+	singleOff, concurrentOff float64
+	// singleRatio and concurrentRatio are the median, over adjacent off/on block pairs, of the
+	// speed with the Synapse over the speed without.
+	singleRatio, concurrentRatio  float64
 	loadP50, searchP50, searchP99 time.Duration
 	settle                        time.Duration // until the consumers caught up with the bulk
 	quiet, rawQuiet               time.Duration // until the process idled before each search phase
@@ -61,6 +72,7 @@ type figures struct {
 	// CPU time of this process per memory: one client's stores, the bulk until the consumers
 	// caught up, and the raw baselines' commits and batch-indexed documents.
 	cpuSingle, cpuConcurrent, cpuBulk, cpuRawCommit, cpuRawBatch time.Duration
+	cpuSingleOff, cpuConcurrentOff                               time.Duration
 }
 
 // bench measures the server end to end over HTTP and prints each figure beside a raw baseline
@@ -78,6 +90,7 @@ func bench(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 2000, "searches for the latency figures")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the concurrent measurement")
 	fs.IntVar(&o.warmup, "warmup", 1000, "untimed searches before the timed ones (a bulk leaves the graph's caches cold)")
+	fs.BoolVar(&o.auth, "auth", false, "serve with API keys, as serve --auth: stores and searches carry a WRITE key of the bench's scope (compare with a run without)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.storeProfile, "storeprofile", "", "write a CPU profile of the one-client storeMemory phase alone to this file (not with -cpuprofile)")
 	fs.StringVar(&o.concurrentProfile, "concurrentprofile", "", "write a CPU profile of the concurrent clients' storeMemory phase alone to this file (not with -cpuprofile)")
@@ -98,8 +111,12 @@ func bench(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries after %d untimed\n\n",
-		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries, o.warmup)
+	keys := "off"
+	if o.auth {
+		keys = "on (--auth: a WRITE key on every store and search)"
+	}
+	fmt.Fprintf(stdout, "totalrecall bench — %d cores, %d store calls, %d clients, corpus %d, %d queries after %d untimed, API keys %s\n\n",
+		runtimeCPUs(), o.n, o.clients, o.corpus, o.queries, o.warmup, keys)
 	runs := []storeFlags{{store: "file://" + filepath.Join(tmp, "embedded"), cache: cache}}
 	names := []string{"embedded"}
 	if *cluster != "" {
@@ -143,8 +160,16 @@ func printFigures(w io.Writer, all []*figures) {
 	dur := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
 	row("storeMemory over HTTP, 1 client", func(f *figures) string { return rate(f.single) },
 		func(f *figures) string { return rate(f.rawCommits) + " single-mutation commits" })
+	row("  the same with the Synapse off", func(f *figures) string { return rate(f.singleOff) },
+		func(f *figures) string {
+			return fmt.Sprintf("%+.1f%% with the Synapse (median of block pairs; %+.1f%% in total)", 100*(f.singleRatio-1), 100*(f.single/f.singleOff-1))
+		})
 	row("storeMemory over HTTP, concurrent clients", func(f *figures) string { return rate(f.concurrent) },
 		func(f *figures) string { return rate(f.rawBleveSingle) + " raw Bleve single-doc index" })
+	row("  the same with the Synapse off", func(f *figures) string { return rate(f.concurrentOff) },
+		func(f *figures) string {
+			return fmt.Sprintf("%+.1f%% with the Synapse (median of block pairs; %+.1f%% in total)", 100*(f.concurrentRatio-1), 100*(f.concurrent/f.concurrentOff-1))
+		})
 	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
 		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
 	perMemory := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
@@ -153,15 +178,19 @@ func printFigures(w io.Writer, all []*figures) {
 			return perMemory(f.cpuEngineBulk) + " CPU per node; 1000 per commit, no events, index or HTTP"
 		})
 	row("CPU per storeMemory, 1 client (this process)", func(f *figures) string { return perMemory(f.cpuSingle) },
-		func(f *figures) string { return perMemory(f.cpuRawCommit) + " per single-mutation commit" })
+		func(f *figures) string {
+			return perMemory(f.cpuRawCommit) + " per single-mutation commit; " + perMemory(f.cpuSingleOff) + " with the Synapse off"
+		})
 	row("CPU per storeMemory, concurrent clients", func(f *figures) string { return perMemory(f.cpuConcurrent) },
-		func(f *figures) string { return "(this process, clients included)" })
+		func(f *figures) string {
+			return "(this process, clients and consumers included); " + perMemory(f.cpuConcurrentOff) + " with the Synapse off"
+		})
 	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return perMemory(f.cpuBulk) },
 		func(f *figures) string { return perMemory(f.cpuRawBatch) + " per document, raw Bleve batches" })
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
 		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
 	row("consumers caught up after the bulk", func(f *figures) string { return fmt.Sprintf("%.1fs", f.settle.Seconds()) },
-		func(f *figures) string { return "(salience, subconscious)" })
+		func(f *figures) string { return "(salience, subconscious, synapse)" })
 	row("then the process idled (merges, compactions)", func(f *figures) string { return fmt.Sprintf("%.1fs", f.quiet.Seconds()) },
 		func(f *figures) string {
 			return fmt.Sprintf("%.1fs for the raw index; each search phase starts idle", f.rawQuiet.Seconds())
@@ -187,81 +216,84 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: resolvers.NewHandler(cx, nil)}
+	// The handler chain of serve (the edge, the routes), with API keys or without; no access
+	// log. With keys, the rate limit is set high enough never to refuse, but still runs.
+	xf := exposeFlags{auth: o.auth, maxComplexity: defaultMaxComplexity, maxDepth: defaultMaxDepth, maxBodyBytes: edge.DefaultMaxBodyBytes,
+		rateLimit: 1e9, rateBurst: 1 << 30}
+	gate, gql := xf.buildEdge(cx, logger, nil)
+	srv := &http.Server{Handler: gate.Handler(routes(cx, nil, gql))}
 	go srv.Serve(ln)
 	defer srv.Close()
 	c := &benchClient{url: "http://" + ln.Addr().String() + "/query",
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	if o.auth {
+		nk, err := cx.CreateAPIKey(ctx, cortex.APIKeyInput{Name: "bench admin", Role: domain.RoleAdmin})
+		if err != nil {
+			return nil, err
+		}
+		c.adminKey, c.key = nk.Secret, nk.Secret
+	}
 	f := &figures{}
 
 	var sc struct {
 		CreateScope struct{ ID string }
 	}
-	if err := c.do(`mutation { createScope(name: "bench") { id } }`, nil, &sc); err != nil {
+	if err := c.admin().do(`mutation { createScope(name: "bench") { id } }`, nil, &sc); err != nil {
 		return nil, err
 	}
 	scope := sc.CreateScope.ID
+	if o.auth {
+		nk, err := cx.CreateAPIKey(ctx, cortex.APIKeyInput{Name: "bench writer", Role: domain.RoleWrite, ScopeID: scope})
+		if err != nil {
+			return nil, err
+		}
+		c.key = nk.Secret
+	}
 	words := vocabulary()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var texts []string // every text stored, for the raw search baseline
 	var textsMu sync.Mutex
 	var ids []string
 
-	// store, one client
+	// store, one client and concurrent clients: each in alternating blocks without and with the
+	// Synapse (the store path as it was before the Synapse connected stored memories, and as it
+	// is), each block followed by the consumers catching up — their CPU counted in the block's,
+	// their time not.
 	stopProfile, err := startProfile(o.storeProfile)
 	if err != nil {
 		return nil, err
 	}
-	start, cpu0 := time.Now(), cpuTime()
-	for i := 0; i < o.n; i++ {
-		t := sentence(rng, words)
+	one := func(r *rand.Rand) error {
+		t := sentence(r, words)
 		var out struct{ StoreMemory struct{ ID string } }
 		if err := c.do(`mutation($in: StoreMemoryInput!) { storeMemory(input: $in) { id } }`,
 			map[string]any{"in": map[string]any{"scopeId": scope, "content": t}}, &out); err != nil {
-			return nil, err
+			return err
 		}
+		textsMu.Lock()
 		texts = append(texts, t)
 		ids = append(ids, out.StoreMemory.ID)
+		textsMu.Unlock()
+		return nil
 	}
-	f.single = float64(o.n) / time.Since(start).Seconds()
-	f.cpuSingle = (cpuTime() - cpu0) / time.Duration(o.n)
+	if f.single, f.singleOff, f.cpuSingle, f.cpuSingleOff, f.singleRatio, err = storeBlocks(os.Stderr, "1 client", cx, o.n, 1, func(int) error { return one(rng) }); err != nil {
+		return nil, err
+	}
 	stopProfile()
-
-	// store, concurrent clients
-	var done atomic.Int64
-	var firstErr atomic.Value
 	if stopProfile, err = startProfile(o.concurrentProfile); err != nil {
 		return nil, err
 	}
-	start, cpu0 = time.Now(), cpuTime()
-	var wg sync.WaitGroup
-	for w := 0; w < o.clients; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), 7))
-			for done.Add(1) <= int64(o.n) {
-				t := sentence(r, words)
-				if err := c.store(scope, t); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				textsMu.Lock()
-				texts = append(texts, t)
-				textsMu.Unlock()
-			}
-		}(w)
+	rngs := make([]*rand.Rand, o.clients)
+	for w := range rngs {
+		rngs[w] = rand.New(rand.NewPCG(uint64(w), 7))
 	}
-	wg.Wait()
-	if e := firstErr.Load(); e != nil {
-		return nil, e.(error)
+	if f.concurrent, f.concurrentOff, f.cpuConcurrent, f.cpuConcurrentOff, f.concurrentRatio, err = storeBlocks(os.Stderr, fmt.Sprintf("%d clients", o.clients), cx, o.n, o.clients, func(w int) error { return one(rngs[w]) }); err != nil {
+		return nil, err
 	}
-	f.concurrent = float64(o.n) / time.Since(start).Seconds()
-	f.cpuConcurrent = (cpuTime() - cpu0) / time.Duration(o.n)
 	stopProfile()
 
 	// raw baselines on the same store: single-mutation commits, point queries
-	start, cpu0 = time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < o.n; i++ {
 		if err := st.RawSet(ctx, map[string]any{"uid": "_:x", "tr.kind": "Baseline", "tr.scope": "bench-baseline", "mem.content": sentence(rng, words)}); err != nil {
 			return nil, err
@@ -367,6 +399,76 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	return f, nil
 }
 
+// synapseBlocks is how many blocks of each mode a store phase alternates.
+const synapseBlocks = 4
+
+// blockIdleLimit bounds the wait for the process to rest after a block.
+const blockIdleLimit = 30 * time.Second
+
+// storeBlocks makes n calls of store by clients concurrent clients (store is given the client's
+// number) in 2·synapseBlocks blocks that alternate the Synapse off and on, and returns the calls
+// per second and the CPU per call with the Synapse on and off. The blocks go off, on, on, off,
+// off, on, …: stores slow down as the graph and the index grow, and in that order each mode has
+// as many early blocks as late ones. After each block the consumers catch up and the process comes
+// to rest: their CPU is the block's, their time is not. Each block's speed goes to log, to show how much they vary; ratio
+// is the median over the adjacent pairs of blocks (one off, one on) of the speed with the Synapse
+// over the speed without, which a burst of other work on the machine sways less than the totals.
+func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, store func(w int) error) (on, off float64, cpuOn, cpuOff time.Duration, ratio float64, err error) {
+	defer cx.SetSynapseOff(false)
+	per := max(1, n/(2*synapseBlocks))
+	var took [2]time.Duration
+	var cpu [2]time.Duration
+	var calls [2]int
+	blocks := make([]time.Duration, 2*synapseBlocks)
+	for b := 0; b < 2*synapseBlocks; b++ {
+		mode := (b + 1) / 2 % 2 // 0: off, 1: on
+		cx.SetSynapseOff(mode == 0)
+		var done atomic.Int64
+		var firstErr atomic.Value
+		var wg sync.WaitGroup
+		start, cpu0 := time.Now(), cpuTime()
+		for w := 0; w < clients; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for done.Add(1) <= int64(per) {
+					if err := store(w); err != nil {
+						firstErr.CompareAndSwap(nil, err)
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		if e := firstErr.Load(); e != nil {
+			return 0, 0, 0, 0, 0, e.(error)
+		}
+		d := time.Since(start)
+		took[mode] += d
+		blocks[b] = d
+		fmt.Fprintf(log, "storeMemory, %s, block %d, Synapse %s: %.0f/s\n", name, b+1, map[int]string{0: "off", 1: "on"}[mode], float64(per)/d.Seconds())
+		// Every block starts from a process at rest: a block after a long catch-up would
+		// otherwise start with less of the previous block's work (index writes, compactions)
+		// still running than one after a short catch-up.
+		waitConsumers(cx)
+		waitIdle(blockIdleLimit)
+		cpu[mode] += cpuTime() - cpu0
+		calls[mode] += per
+	}
+	rate := func(m int) float64 { return float64(calls[m]) / took[m].Seconds() }
+	var ratios []float64
+	for b := 0; b+1 < len(blocks); b += 2 {
+		offD, onD := blocks[b], blocks[b+1]
+		if (b+1)/2%2 == 1 { // the pair is on, off
+			offD, onD = blocks[b+1], blocks[b]
+		}
+		ratios = append(ratios, offD.Seconds()/onD.Seconds())
+	}
+	slices.Sort(ratios)
+	ratio = (ratios[(len(ratios)-1)/2] + ratios[len(ratios)/2]) / 2
+	return rate(1), rate(0), cpu[1] / time.Duration(calls[1]), cpu[0] / time.Duration(calls[0]), ratio, nil
+}
+
 // idleLimit bounds waitIdle.
 const idleLimit = 2 * time.Minute
 
@@ -401,11 +503,28 @@ func pct(ds []time.Duration, p int) time.Duration {
 type benchClient struct {
 	url  string
 	http *http.Client
+	// key is sent as a bearer token when set; adminKey is the one for creating scopes.
+	key, adminKey string
+}
+
+// admin is the client acting with the ADMIN key.
+func (c *benchClient) admin() *benchClient {
+	cp := *c
+	cp.key = c.adminKey
+	return &cp
 }
 
 func (c *benchClient) do(q string, vars map[string]any, out any) error {
 	body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
-	resp, err := c.http.Post(c.url, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
 	}
@@ -453,7 +572,7 @@ func engineBulk(ctx context.Context, st *graph.Store, c *benchClient, rng *rand.
 	var sc struct {
 		CreateScope struct{ ID string }
 	}
-	if err := c.do(`mutation { createScope(name: "bench-engine") { id } }`, nil, &sc); err != nil {
+	if err := c.admin().do(`mutation { createScope(name: "bench-engine") { id } }`, nil, &sc); err != nil {
 		return 0, 0, err
 	}
 	const batches, per = 10, 1000

@@ -352,7 +352,7 @@ func waitConsumers(cx *cortex.Cortex) time.Time {
 	for {
 		head := cx.Log().Head()
 		a, b := cx.LivingPosition()
-		if a >= head && b >= head {
+		if a >= head && b >= head && cx.SynapsePosition() >= head {
 			at := time.Now()
 			time.Sleep(time.Second)
 			if cx.Log().Head() == head {

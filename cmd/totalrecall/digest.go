@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -92,7 +90,7 @@ func digestCmd(args []string, stdout io.Writer) error {
 			return errors.New("digest --server: give --scope")
 		}
 		run = func(ctx context.Context) ([]*domain.DigestReport, error) {
-			return digestOverHTTP(ctx, *server, *scope, *archive, ids(*remove), *staleAfter)
+			return digestOverServer(ctx, *server, *scope, *archive, ids(*remove), *staleAfter)
 		}
 	} else {
 		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -150,79 +148,6 @@ func digestScope(ctx context.Context, cx *cortex.Cortex, scope, archive string, 
 		return out, nil
 	}
 	rep, err := cx.RunDigest(ctx, in)
-	if err != nil {
-		return out, err
-	}
-	return append(out, rep), nil
-}
-
-func digestOverHTTP(ctx context.Context, server, scope, archive string, remove []string, staleAfter time.Duration) ([]*domain.DigestReport, error) {
-	const q = `mutation($in: DigestInput!) { runDigest(input: $in) { id scopeId at evaluated archived removed staleAfterDays
-		proposals { artifactId family reasons { code detail referenceIds } } } }`
-	days := staleAfter.Hours() / 24
-	call := func(in map[string]any) (*domain.DigestReport, error) {
-		in["scopeId"], in["staleAfterDays"] = scope, days
-		body, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"in": in}})
-		req, err := http.NewRequestWithContext(ctx, "POST", strings.TrimSuffix(server, "/")+"/query", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		var r struct {
-			Data struct {
-				RunDigest struct {
-					ID, ScopeID       string
-					At                time.Time
-					Evaluated         int
-					Archived, Removed []string
-					StaleAfterDays    float64
-					Proposals         []domain.Proposal
-				}
-			}
-			Errors []struct {
-				Message    string
-				Extensions map[string]any
-			}
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			return nil, fmt.Errorf("digest: %s answered %s", server, resp.Status)
-		}
-		if len(r.Errors) > 0 {
-			return nil, fmt.Errorf("digest: %v: %s", r.Errors[0].Extensions["code"], r.Errors[0].Message)
-		}
-		d := r.Data.RunDigest
-		return &domain.DigestReport{ID: d.ID, ScopeID: d.ScopeID, At: d.At, Evaluated: d.Evaluated, Proposals: d.Proposals,
-			Archived: d.Archived, Removed: d.Removed, StaleAfter: time.Duration(d.StaleAfterDays * float64(24*time.Hour))}, nil
-	}
-	var out []*domain.DigestReport
-	in := map[string]any{"remove": remove}
-	switch {
-	case archive == "proposed" || (archive == "" && len(remove) == 0):
-		rep, err := call(map[string]any{"propose": true})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rep)
-		if archive == "proposed" {
-			var a []string
-			for _, p := range rep.Proposals {
-				a = append(a, p.ArtifactID)
-			}
-			in["archive"] = a
-		}
-	case archive != "":
-		in["archive"] = strings.Split(archive, ",")
-	}
-	a, _ := in["archive"].([]string)
-	if len(a) == 0 && len(remove) == 0 {
-		return out, nil
-	}
-	rep, err := call(in)
 	if err != nil {
 		return out, err
 	}

@@ -574,13 +574,36 @@ func testDecayOverASimulatedYear(t *testing.T, s *server) {
 		corpus = append(corpus, item{m, claimed})
 	}
 	// Once the Salience context has scored every memory after its store and claim (a claim may
-	// lift a memory), the year starts from the tiers they are in.
+	// lift a memory), and after the Synapse strengthened what a claim strengthens, the year
+	// starts from the tiers they are in.
 	eventually(t, func() string {
 		for _, rid := range requests {
 			var tr struct {
-				Trace struct{ Messages []struct{ Type string } }
+				Trace struct {
+					Messages []struct {
+						Type    string
+						Seq     int
+						Touches []struct{ Context string }
+					}
+				}
 			}
-			s.ok(t, `query($r: ID!) { trace(requestId: $r) { messages { type } } }`, map[string]any{"r": rid}, &tr)
+			s.ok(t, `query($r: ID!) { trace(requestId: $r) { messages { type seq touches { context } } } }`, map[string]any{"r": rid}, &tr)
+			strengthened, scored := 0, 0
+			for _, m := range tr.Trace.Messages {
+				switch m.Type {
+				case "MemoryStored", "MemoryClaimed":
+					if !strings.Contains(fmt.Sprint(m.Touches), "Synapse") {
+						return "request " + rid + " not connected by the Synapse yet"
+					}
+				case "AssociationStrengthened":
+					strengthened = max(strengthened, m.Seq)
+				case "SalienceScored":
+					scored = max(scored, m.Seq)
+				}
+			}
+			if strengthened > scored {
+				return "request " + rid + " not scored after the Synapse strengthened"
+			}
 			if !strings.Contains(fmt.Sprint(tr.Trace.Messages), "SalienceScored") {
 				return "request " + rid + " not scored yet"
 			}

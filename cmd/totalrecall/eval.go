@@ -18,6 +18,7 @@ import (
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/ledger"
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/graph"
@@ -87,6 +88,18 @@ type evalResult struct {
 	// Variants are the same questions through the previous method and, with --sensitivity,
 	// through the ranking with one weight halved or doubled (eval_variants.go).
 	Variants []*evalVariant
+	// Store is the same conversations stored through storeMemory (--via store), nil otherwise.
+	Store *storePath
+}
+
+// storePath is what the eval measured of the conversations stored one turn per storeMemory call,
+// as a mind stores them: recall of the same questions, the calls' speed, and how long the
+// consumers took to connect what was stored (settle, after the last call returned).
+type storePath struct {
+	Overall    *recallSums
+	ByCategory map[int]*recallSums
+	Took       time.Duration
+	Settle     time.Duration
 }
 
 // engineAlone is what the engine alone spends on an import: the commits made while the
@@ -126,7 +139,7 @@ func rawBatchIndexing(dir string, texts []domain.IndexDoc) (time.Duration, error
 // search of the same index, with search latency and import speed beside their raw baselines.
 func evalCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("eval: usage: totalrecall eval locomo [--store URI] DIR")
+		return errors.New("eval: usage: totalrecall eval locomo [--store URI] [--via import|store] DIR")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	var sf storeFlags
@@ -139,8 +152,12 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the imports (not the questions) to this file")
 	searchprofile := fs.String("searchprofile", "", "write a CPU profile of the questions (not the imports) to this file")
 	sensitivity := fs.Bool("sensitivity", false, "also ask every question with each weight of the ranking halved and doubled")
+	via := fs.String("via", "import", "import: the conversations through the import path; store: also every turn through storeMemory, one call per turn, beside the import")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if *via != "import" && *via != "store" {
+		return fmt.Errorf("eval locomo --via %q: use import or store", *via)
 	}
 	if fs.NArg() != 1 {
 		return errors.New("eval locomo: give the folder of LoCoMo conversations")
@@ -151,7 +168,8 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	sf.mnemonic = mc
 	sf.sensitivity = *sensitivity
-	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, *verbose, *rounds, *cpuprofile, *searchprofile)
+	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, evalOptions{verbose: *verbose, rounds: *rounds,
+		cpuprofile: *cpuprofile, searchprofile: *searchprofile, viaStore: *via == "store"})
 	if err != nil {
 		return err
 	}
@@ -159,7 +177,17 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, verbose bool, rounds int, cpuprofile, searchprofile string) (*evalResult, error) {
+// evalOptions are eval locomo's flags.
+type evalOptions struct {
+	verbose                   bool
+	rounds                    int
+	cpuprofile, searchprofile string
+	// viaStore stores every turn through storeMemory too, and asks the questions of both paths.
+	viaStore bool
+}
+
+func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Writer, o evalOptions) (*evalResult, error) {
+	verbose, rounds, cpuprofile, searchprofile := o.verbose, o.rounds, o.cpuprofile, o.searchprofile
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -304,26 +332,16 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 				v.add(q.Category, vr, q.Evidence)
 			}
 			if verbose {
-				top := map[string]bool{}
-				for _, d := range ranked[:min(10, len(ranked))] {
-					top[d] = true
-				}
-				var missed []string
-				for _, e := range q.Evidence {
-					if !top[e] {
-						if k := slices.Index(ranked, e); k >= 0 {
-							e += fmt.Sprintf("@%d", k+1)
-						}
-						missed = append(missed, e)
-					}
-				}
-				if len(missed) > 0 {
-					fmt.Fprintf(stderr, "[%s c%d] %s — missed %v, top %v\n", cv.c.Name, q.Category, q.Question, missed, ranked[:min(10, len(ranked))])
-				}
+				missedAt10(stderr, cv.c.Name, q, ranked)
 			}
 		}
 	}
 	stopQuestions()
+	if o.viaStore {
+		if out.Store, err = storeRound(ctx, cx, parsed, stderr, verbose); err != nil {
+			return nil, err
+		}
+	}
 	// The engine's share of an import: the conversations imported once more, into fresh scopes,
 	// with the store recording the commits made while they ran; then those commits again by
 	// themselves, on the idle process (after the questions: the copies they write are not
@@ -400,6 +418,82 @@ func importRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo
 	return convs, texts, turns, took, nil
 }
 
+// storeRound stores every conversation into a fresh scope of its own the way a mind stores what
+// is said: one storeMemory call per turn, in order, with the content "Speaker: text", the session
+// as sessionId and the session's date plus the turn's position (a minute a turn) as occurredAt —
+// nothing else. Once the consumers have connected what was stored, every question is asked of
+// those scopes.
+func storeRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
+	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}}
+	var convs []evalConv
+	for _, c := range parsed {
+		sc, err := cx.CreateScope(ctx, "locomo "+c.Name+" (stored)", cortex.Meta{})
+		if err != nil {
+			return nil, err
+		}
+		dia := map[string]string{}
+		pos := map[string]int{}
+		start := time.Now()
+		for _, e := range c.Batch.Events {
+			at := e.Timestamp.Add(time.Duration(pos[e.ThreadSourceID]) * time.Minute)
+			pos[e.ThreadSourceID]++
+			m, err := cx.StoreMemory(ctx, cortex.StoreMemoryInput{SessionID: e.ThreadSourceID,
+				StoreInput: hippocampus.StoreInput{ScopeID: sc.ID, Content: ledger.Content(e.Speaker, e.Content), OccurredAt: &at}})
+			if err != nil {
+				return nil, fmt.Errorf("%s: store %s: %w", c.Name, e.SourceID, err)
+			}
+			d, _ := e.Metadata["diaId"].(string)
+			dia[m.ID] = d
+		}
+		out.Took += time.Since(start)
+		convs = append(convs, evalConv{c: c, scope: sc.ID, dia: dia})
+	}
+	settleStart := time.Now()
+	out.Settle = waitConsumers(cx).Sub(settleStart)
+	for _, cv := range convs {
+		for _, q := range cv.c.Questions {
+			if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
+				continue
+			}
+			rs, err := cx.Probe(ctx, cortex.SearchInput{ScopeID: cv.scope, Query: q.Question, MaxResults: evalKs[len(evalKs)-1]})
+			if err != nil {
+				return nil, fmt.Errorf("search %q: %w", q.Question, err)
+			}
+			ranked := make([]string, 0, len(rs))
+			for _, r := range rs {
+				ranked = append(ranked, cv.dia[r.Memory.ID])
+			}
+			for _, sums := range []*recallSums{out.Overall, cat(out.ByCategory, q.Category)} {
+				sums.add(ranked, q.Evidence)
+			}
+			if verbose {
+				missedAt10(stderr, cv.c.Name+" stored", q, ranked)
+			}
+		}
+	}
+	return out, nil
+}
+
+// missedAt10 prints a question whose evidence is not all in the first ten.
+func missedAt10(w io.Writer, name string, q ingest.LoCoMoQuestion, ranked []string) {
+	top := map[string]bool{}
+	for _, d := range ranked[:min(10, len(ranked))] {
+		top[d] = true
+	}
+	var missed []string
+	for _, e := range q.Evidence {
+		if !top[e] {
+			if k := slices.Index(ranked, e); k >= 0 {
+				e += fmt.Sprintf("@%d", k+1)
+			}
+			missed = append(missed, e)
+		}
+	}
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "[%s c%d] %s — missed %v, top %v\n", name, q.Category, q.Question, missed, ranked[:min(10, len(ranked))])
+	}
+}
+
 func printEval(w io.Writer, r *evalResult) {
 	fmt.Fprintf(w, "LoCoMo evidence recall — %d questions (categories 1–4), %d turns\n\n", r.Questions, r.Turns)
 	fmt.Fprintf(w, "%-24s", "")
@@ -418,11 +512,23 @@ func printEval(w io.Writer, r *evalResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	row("overall", r.Overall, r.Raw)
-	for c := 1; c <= 4; c++ {
-		if s, ok := r.ByCategory[c]; ok {
-			row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
+	section := func(title string, overall *recallSums, byCat map[int]*recallSums) {
+		if title != "" {
+			fmt.Fprintln(w, title)
 		}
+		row("overall", overall, r.Raw)
+		for c := 1; c <= 4; c++ {
+			if s, ok := byCat[c]; ok {
+				row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
+			}
+		}
+	}
+	if r.Store == nil {
+		section("", r.Overall, r.ByCategory)
+	} else {
+		section("via import (ingest locomo)", r.Overall, r.ByCategory)
+		section("via store (one storeMemory call per turn)", r.Store.Overall, r.Store.ByCategory)
+		fmt.Fprintf(w, "%-24s %8.3f   recall@10 via store − via import\n", "difference @10", r.Store.Overall.at(2)-r.Overall.at(2))
 	}
 	printVariants(w, r)
 	fmt.Fprintln(w)
@@ -437,6 +543,10 @@ func printEval(w io.Writer, r *evalResult) {
 		fmt.Fprintf(w, "%-44s %12s   %8.0f/s graph writes alone (the import's %d commits, %d N-Quads, again)\n", "", "",
 			float64(e.Turns)/e.Took.Seconds(), e.Commits, e.Quads)
 		fmt.Fprintf(w, "%-44s %12s   %7.0fµs graph writes alone, CPU per turn\n", "", "", float64(e.CPU.Microseconds())/float64(e.Turns))
+	}
+	if st := r.Store; st != nil && st.Took > 0 {
+		fmt.Fprintf(w, "%-44s %10.0f/s   (one call per turn, in order)\n", "storeMemory, one call per turn", float64(r.Turns)/st.Took.Seconds())
+		fmt.Fprintf(w, "%-44s %10.1fs   after the last call returned\n", "consumers connected what was stored", st.Settle.Seconds())
 	}
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p50", ms(pct(r.Latency, 50)), ms(pct(r.RawLatency, 50)))
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p99", ms(pct(r.Latency, 99)), ms(pct(r.RawLatency, 99)))

@@ -20,8 +20,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/totalrecall/totalrecall/cli"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
+	"github.com/totalrecall/totalrecall/edge"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/lexicon"
 	"github.com/totalrecall/totalrecall/search"
@@ -36,32 +38,46 @@ Usage:
                                                       many for total recall's walk (0: off)
                       [--no-warm]                     do not fill the read cache from the graph at start
                       [--no-expand]                   search queries' words as written (no WordNet expansion)
+                      [--auth] [--insecure]           require API keys; serve off loopback without them
+                      [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
+                      [--shutdown-timeout 30s]        limits and timeouts: see serve --help, docs/security.md
+                      [--synapse-… ]                  the rules connecting stored memories (docs/synapse.md)
                       [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
+  totalrecall keys create --role admin|write|read [--scope ID] --name NAME [--expires-in 720h]
+  totalrecall keys list|revoke [ID]                   API keys, through --server URL (key in $TOTALRECALL_KEY)
+                                                      or on --store URI with the server stopped (the first key)
   totalrecall reindex [--store URI] [--index DIR]     rebuild the search index from the event log
-  totalrecall export  [--store URI] [--out FILE]      dump the whole graph as JSON Lines (ids preserved)
-  totalrecall import dump [--store URI] FILE|-        load an export (once; the store may hold other scopes)
+  totalrecall export  [--store URI | --server URL] [--out FILE]   dump the whole graph as JSON Lines (ids preserved)
+  totalrecall export  --scope ID --format graphml|gexf|cyjs [--server URL | --store URI] [--out FILE]
+                                                      one scope's graph for graph tools (Gephi, yEd, Cytoscape)
+  totalrecall import dump [--store URI | --server URL] FILE|-     load an export (once; the store may hold other scopes)
   totalrecall import journal [--server URL | --store URI] --scope ID DIR
                                                       MEMORY.md and memory/*.md as knowledge pages (idempotent)
   totalrecall story   consolidate|show [--server URL | --store URI] --scope ID
                                                       write the next chapter now / print the story
-  totalrecall import locomo|events|agents [--store URI] [--scope ID] FILE|-
+  totalrecall import locomo|events|agents [--store URI | --server URL] [--scope ID] FILE|-
                                                       ingest a LoCoMo conversation, JSON Lines events or
                                                       agent transcripts (idempotent; run again to resume)
-  totalrecall analyze --scope ID --type NAME          run an analysis on episodes (persons, entities, topics,
+  totalrecall analyze [--server URL] --scope ID --type NAME   run an analysis on episodes (persons, entities, topics,
                                                       file_references, dates; llm with --llm-url)
-  totalrecall fork    [--scope ID] --query TEXT       the past agent turns most relevant to a new session
+  totalrecall fork    [--server URL] [--scope ID] --query TEXT   the past agent turns most relevant to a new session
                                                       (without --scope: of every scope with agent sessions)
-  totalrecall embed   --scope ID --embed-url URL --embed-model M   give memories vectors (hybrid search)
-  totalrecall eval locomo DIR                         evidence recall@k on LoCoMo conversations
+  totalrecall embed   --scope ID (--embed-url URL --embed-model M | --server URL)   give memories vectors
+  totalrecall eval locomo [--via store] DIR           evidence recall@k on LoCoMo conversations (--via store:
+                                                      also every turn through storeMemory, beside the import)
   totalrecall bench   [flags]                         measure store and search speed (see --help)
   totalrecall bench living [flags]                    measure total recall, decay sweeps and resonate
+  totalrecall bench hook [flags]                      measure the user-prompt-submit hook, process start to answer
+  totalrecall bench explore [flags]                   measure the explorer's neighborhood query beside raw @recurse
   totalrecall bench digest [flags]                    measure the digest's propose pass
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
 
+Clients of a running server (they never open a data folder):
+` + cli.Usage + `
 The store URI: file://PATH runs the embedded Dgraph engine on PATH (created if missing; the
 graph lives in PATH/graph, the search index in PATH/index); dgraph://HOST:PORT connects to a
 Dgraph cluster (options: ?sslmode=disable|require|verify-ca, apikey=... or bearertoken=...,
@@ -84,6 +100,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
 	}
+	if cli.IsCommand(args[0]) {
+		return cli.Run(args, os.Stdin, stdout, stderr)
+	}
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
@@ -92,6 +111,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "bench":
 		if len(args) > 1 && args[1] == "living" {
 			return benchLiving(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "hook" {
+			return benchHook(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "explore" {
+			return benchExplore(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
@@ -121,6 +146,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return forkCmd(args[1:], stdout)
 	case "embed":
 		return embedCmd(args[1:], stdout)
+	case "keys":
+		return keysCmd(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "totalrecall", version)
 		return nil
@@ -153,6 +180,8 @@ type storeFlags struct {
 	noExpand bool
 	// sensitivity makes eval ask every question with each weight halved and doubled.
 	sensitivity bool
+	// expose holds serve's flags for a server on a network (exposure.go).
+	expose exposeFlags
 	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
 	// requests and inject faults.
 	commitHooks graph.CommitHooks
@@ -224,6 +253,9 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := f.lockData(); err != nil {
+		return nil, nil, nil, err
+	}
 	opts := f.cache.options()
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
@@ -251,7 +283,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		lex = l
 	}
 	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
-		Lexicon: lex})
+		Lexicon: lex, MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -265,8 +297,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	registerLivingFlags(fs, &sf.living)
+	registerSynapseFlags(fs, &sf.living.Synapse)
 	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
+	sf.expose.register(fs)
 	var mf modelFlags
 	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
@@ -288,12 +322,26 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// A second signal ends the process at once, without the graceful shutdown.
+		<-ctx.Done()
+		stop()
+	}()
 	return serveOn(ctx, sf, *addr, stdout, logger, nil)
 }
 
-// serveOn runs the server until ctx ends. The listener answers 503 until the store and index
-// are ready; started, if given, receives the bound address once they are.
+// serveOn runs the server until ctx ends, then shuts down gracefully. The listener answers 503
+// until the store and index are ready; started, if given, receives the bound address once they
+// are.
 func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, logger *slog.Logger, started chan<- string) error {
+	xf := &sf.expose
+	if err := xf.checkExposure(addr); err != nil {
+		return err
+	}
+	if xf.adminAddr != "" && xf.adminAddr == addr && !strings.HasSuffix(addr, ":0") {
+		return fmt.Errorf("--admin-addr must differ from --addr: metrics and profiles are never served on the public address")
+	}
+	readHeader, idle, shutdownTimeout := xf.timeouts()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -306,7 +354,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	h.Store(&starting)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*h.Load()).ServeHTTP(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
+	}), ReadHeaderTimeout: readHeader, IdleTimeout: idle}
 	go srv.Serve(ln)
 
 	st, idx, cx, err := sf.open(ctx, logger)
@@ -318,25 +366,78 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		go warm(ctx, st, logger)
 	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
-	api := routes(cx, ready.Load)
+	var metrics *edge.Metrics
+	if xf.adminAddr != "" {
+		metrics = edge.NewMetrics()
+	}
+	gate, gql := xf.buildEdge(cx, logger, metrics)
+	var admin *http.Server
+	if metrics != nil {
+		registerMetrics(metrics, st, idx, cx, gate)
+		aln, err := net.Listen("tcp", xf.adminAddr)
+		if err != nil {
+			srv.Close()
+			cx.Close()
+			idx.Close()
+			st.Close()
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
+		admin = &http.Server{Handler: adminHandler(cx, ready.Load, metrics), ReadHeaderTimeout: readHeader, IdleTimeout: idle}
+		go admin.Serve(aln)
+		fmt.Fprintf(stdout, "totalrecall admin on http://%s/ (/metrics, /debug/pprof/, /livez, /readyz)\n", aln.Addr())
+	}
+	api := gate.Handler(routes(cx, ready.Load, gql))
 	h.Store(&api)
 	ready.Store(true)
-	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s)\n", ln.Addr(), ln.Addr(), sf.store)
+	auth := "off: every caller reaches every scope"
+	if xf.auth {
+		auth = "on"
+	}
+	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s, API keys %s)\n", ln.Addr(), ln.Addr(), sf.store, auth)
 	if started != nil {
 		started <- ln.Addr().String()
 	}
 
 	<-ctx.Done()
-	logger.Info("shutting down")
+	return shutdown(srv, admin, gate, cx, idx, st, sf.unlockData, waitDigest, &ready, shutdownTimeout, logger)
+}
+
+// shutdown stops the server gracefully within timeout: it stops accepting, records the
+// ShutdownCommand, completes the subscriptions, lets the requests in flight finish, closes the
+// websockets, flushes the index and the consumers, records the outcome and closes the store. It
+// fails when the deadline passed before all of that was done.
+func shutdown(srv, admin *http.Server, gate *edge.Edge, cx *cortex.Cortex, idx *search.Index, st *graph.Store,
+	unlock, waitDigest func(), ready *atomic.Bool, timeout time.Duration, logger *slog.Logger) error {
+	start := time.Now()
+	logger.Info("shutting down", "timeout", timeout)
 	ready.Store(false)
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_ = srv.Shutdown(sctx)
-	srv.Close() // ends hijacked websocket connections too
+	cx.BeginShutdown(sctx, timeout)
+	// Subscriptions complete (their clients see it) before their websockets close.
+	for cx.OpenSubscriptions() > 0 && time.Since(start) < min(2*time.Second, timeout/4) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	httpErr := srv.Shutdown(sctx)
+	gate.CloseWebsockets()
+	srv.Close() // what did not finish in time
 	waitDigest()
+	out := cx.FinishShutdown(sctx)
 	cx.Close()
 	idx.Close()
 	st.Close()
+	unlock() // the data folders' locks, once their stores are closed
+	if admin != nil {
+		admin.Close()
+	}
+	logger.Info("shut down", "flushed", out.Flushed, "head", out.Head, "index", out.IndexWatermark, "consumers", out.Consumers,
+		"took", time.Since(start).Round(time.Millisecond))
+	switch {
+	case httpErr != nil:
+		return fmt.Errorf("shutdown: requests still in flight after %s: %w", timeout, httpErr)
+	case out.Err != nil:
+		return fmt.Errorf("shutdown: %w", out.Err)
+	}
 	return nil
 }
 
@@ -368,6 +469,10 @@ func reindex(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Never the index of a server that runs: the folders are locked before anything is removed.
+	if err := sf.lockData(); err != nil {
+		return err
+	}
 	// Rebuilding is dropping the derived index and letting the Cortex catch up from the log.
 	if err := os.RemoveAll(idxDir); err != nil {
 		return err
@@ -391,11 +496,21 @@ func exportCmd(args []string, stdout io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("out", "-", "file to write (- for standard output)")
+	g := registerGraphExport(fs) // export_graph.go
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if g.asked(fs) {
+		return exportGraph(fs, sf, g, out, stdout)
+	}
+	if *g.server != "" {
+		return exportOverServer(*g.server, *out, stdout)
+	}
 	uri, _, err := sf.paths()
 	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -427,6 +542,7 @@ func importDump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("import dump", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
+	server := fs.String("server", "", "load the dump into this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -434,16 +550,6 @@ func importDump(args []string, stdout io.Writer) error {
 		return errors.New("import dump: give the dump file (or - for standard input)")
 	}
 	in := fs.Arg(0)
-	uri, _, err := sf.paths()
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	st, err := graph.Open(ctx, uri)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var r io.Reader = os.Stdin
 	if in != "-" {
 		f, err := os.Open(in)
@@ -453,6 +559,22 @@ func importDump(args []string, stdout io.Writer) error {
 		defer f.Close()
 		r = f
 	}
+	ctx := context.Background()
+	if *server != "" {
+		return importDumpOverServer(ctx, *server, r, stdout)
+	}
+	uri, _, err := sf.paths()
+	if err != nil {
+		return err
+	}
+	if err := sf.lockGraph(); err != nil {
+		return err
+	}
+	st, err := graph.Open(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	n, err := st.Import(ctx, r)
 	if err != nil {
 		return err

@@ -65,6 +65,7 @@ func importSource(kind string, args []string, stdout, stderr io.Writer) error {
 	adapter := fs.String("adapter", "", "source adapter name (events: keys source ids, default jsonl; agents: the harness, e.g. codex)")
 	requestID := fs.String("request-id", "", "request id of the import (its writes are applied at most once)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	server := fs.String("server", "", "import through this running server (http://HOST:PORT; at most 32 MiB) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -80,6 +81,9 @@ func importSource(kind string, args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		r = f
+	}
+	if *server != "" {
+		return importOverServer(context.Background(), *server, kind, path, r, *scope, *adapter, *requestID, *asJSON, stdout, stderr)
 	}
 	mc, err := mf.config()
 	if err != nil {
@@ -154,8 +158,12 @@ func analyzeCmd(args []string, stdout io.Writer) error {
 	typ := fs.String("type", "", "analysis: persons, entities, topics, file_references, dates, or llm (with --llm-url)")
 	definition := fs.String("definition", "", "only the episodes of this definition id")
 	force := fs.Bool("force", false, "re-run completed runs")
+	server := fs.String("server", "", "analyze on this running server (http://HOST:PORT; its models) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *server != "" {
+		return analyzeOverServer(*server, *scope, *typ, *definition, *force, stdout)
 	}
 	mc, err := mf.config()
 	if err != nil {
@@ -197,11 +205,15 @@ func forkCmd(args []string, stdout io.Writer) error {
 	scope := fs.String("scope", "", "scope id (default: every scope with agent sessions)")
 	query := fs.String("query", "", "what the new session is about")
 	maxTurns := fs.Int("max-turns", 10, "most past turns to include")
+	server := fs.String("server", "", "assemble the context on this running server (http://HOST:PORT) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *query == "" {
 		return errors.New("fork: --query is required")
+	}
+	if *server != "" {
+		return forkOverServer(*server, *scope, *query, *maxTurns, stdout)
 	}
 	mc, err := mf.config()
 	if err != nil {
@@ -233,8 +245,12 @@ func embedCmd(args []string, stdout io.Writer) error {
 	var mf modelFlags
 	mf.register(fs)
 	scope := fs.String("scope", "", "scope id")
+	server := fs.String("server", "", "embed on this running server (http://HOST:PORT; its embedding model) instead of opening the store")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *server != "" {
+		return embedOverServer(*server, *scope, stdout)
 	}
 	mc, err := mf.config()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // without a year, "how long has", "which year", "how often", "after X", "before X", a told
 // "on Saturday" resolved against when it was said).
 func TestEvalUnseenConversation(t *testing.T) {
-	res, err := runLoCoMoEval(context.Background(), storeFlags{}, "testdata/unseen", io.Discard, false, 1, "", "")
+	res, err := runLoCoMoEval(context.Background(), storeFlags{}, "testdata/unseen", io.Discard, evalOptions{rounds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestEvalPrintsTheRankingWithAndWithoutAnEmbedder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runLoCoMoEval(context.Background(), storeFlags{mnemonic: mc}, "testdata/unseen", io.Discard, false, 1, "", "")
+	res, err := runLoCoMoEval(context.Background(), storeFlags{mnemonic: mc}, "testdata/unseen", io.Discard, evalOptions{rounds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -70,15 +71,76 @@ func Builtins() map[string]Analyser {
 	return out
 }
 
-// TranscriptEntry splits a memory of an utterance back into speaker and text.
+// TranscriptEntry splits a memory of an utterance back into speaker and text: the speaker its
+// metadata names (an imported event), else the one its content opens with (SpeakerOf).
 func TranscriptEntry(m *domain.Memory) Entry {
 	e := Entry{MemoryID: m.ID, Text: m.Content, Time: m.OccurredAt}
-	if sp, ok := m.Metadata[domain.MetaSpeaker].(string); ok && sp != "" {
-		e.Speaker = sp
-		e.Text = strings.TrimPrefix(m.Content, sp+": ")
-	}
+	e.Speaker, e.Text = SpeakerOf(m)
 	return e
 }
+
+// SpeakerOf returns who said a memory and what was said: the speaker its metadata names, with
+// the "Speaker: " its content opens with taken off; else the speaker of a content of the form
+// "Name: text" (SpeakerPrefix); else no speaker and the whole content.
+func SpeakerOf(m *domain.Memory) (speaker, text string) {
+	if sp, ok := m.Metadata[domain.MetaSpeaker].(string); ok && sp != "" {
+		return sp, strings.TrimPrefix(m.Content, sp+": ")
+	}
+	if sp, rest, ok := SpeakerPrefix(m.Content); ok {
+		return sp, rest
+	}
+	return "", m.Content
+}
+
+// MaxSpeakerBytes bounds the name of a speaker prefix.
+const MaxSpeakerBytes = 40
+
+// SpeakerPrefix reads a content of the form "Name: text" — how a conversation is written down —
+// as an utterance of Name. Name is one to three words, each opening with an upper-case letter and
+// made of letters, digits, apostrophes, hyphens and dots, at most MaxSpeakerBytes bytes in all,
+// none of them a word that labels a note rather than names a person ("Note", "Summary", "TODO",
+// "Q", …; see labelWords); text is what follows ": " and is not blank.
+func SpeakerPrefix(content string) (speaker, text string, ok bool) {
+	i := strings.Index(content, ": ")
+	if i <= 0 || i > MaxSpeakerBytes {
+		return "", content, false
+	}
+	name, rest := content[:i], strings.TrimSpace(content[i+2:])
+	if rest == "" {
+		return "", content, false
+	}
+	words := strings.Split(name, " ")
+	if len(words) > 3 {
+		return "", content, false
+	}
+	for _, w := range words {
+		if !nameWord(w) || labelWords[strings.ToLower(strings.TrimRight(w, "."))] {
+			return "", content, false
+		}
+	}
+	return name, content[i+2:], true
+}
+
+func nameWord(w string) bool {
+	r := []rune(w)
+	if len(r) == 0 || !unicode.IsUpper(r[0]) || notNames[w] {
+		return false
+	}
+	for _, c := range r[1:] {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '\'' && c != '’' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// labelWords open notes, not utterances: "Note: …", "Summary: …", "Q: …".
+var labelWords = setOf(`note notes nb ps todo to-do fixme summary update updates warning warn error errors question questions
+	answer answers q a re fw fwd subject title step steps example examples tip tips important reminder idea ideas goal goals
+	task tasks status result results output input fact facts decision decisions context lesson lessons source sources date
+	time topic topics info edit quote hint caution fix bug feature issue problem solution plan action actions next done
+	observation observations memory preference preferences rule rules log error warning debug trace user assistant system
+	tool agent human ai bot prompt response reply request query http https ftp file path url link`)
 
 // merge folds findings of equal type and value into one: the highest confidence, the first
 // memory, and a count.

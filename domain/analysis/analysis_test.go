@@ -184,6 +184,56 @@ func TestTranscriptEntry(t *testing.T) {
 	}
 }
 
+// A memory stored as "Name: text" is an utterance of Name, as an imported event whose metadata
+// names its speaker is; notes and labels are not persons.
+func TestSpeakerPrefix(t *testing.T) {
+	for _, c := range []struct{ content, speaker, text string }{
+		{"Caroline: I went to a support group.", "Caroline", "I went to a support group."},
+		{"Mary Jo O'Neil: hi: there", "Mary Jo O'Neil", "hi: there"},
+		{"Dr. Watson: time flies", "Dr. Watson", "time flies"},
+		{"Who Else: time flies", "", "Who Else: time flies"}, // "Who" names nobody
+		{"Zoë: ça va", "Zoë", "ça va"},
+		{"Note: buy milk", "", "Note: buy milk"},
+		{"TODO: call Ann", "", "TODO: call Ann"},
+		{"Next Steps: ship it", "", "Next Steps: ship it"},
+		{"Q: why?", "", "Q: why?"},
+		{"User: hello", "", "User: hello"},
+		{"caroline: lower case", "", "caroline: lower case"},
+		{"Caroline:  ", "", "Caroline:  "},
+		{"Caroline:no space", "", "Caroline:no space"},
+		{"One Two Three Four: too many words", "", "One Two Three Four: too many words"},
+		{"A Name That Is Far Too Long To Be: x", "", "A Name That Is Far Too Long To Be: x"},
+		{"Bob <script>: x", "", "Bob <script>: x"},
+		{": nobody", "", ": nobody"},
+		{"plain text without a speaker", "", "plain text without a speaker"},
+	} {
+		sp, text, ok := SpeakerPrefix(c.content)
+		if sp != c.speaker || text != c.text || ok != (c.speaker != "") {
+			t.Errorf("SpeakerPrefix(%q) = %q, %q, %v; want %q, %q", c.content, sp, text, ok, c.speaker, c.text)
+		}
+		m := &domain.Memory{ID: "m", Content: c.content, Metadata: map[string]any{}, OccurredAt: t0}
+		if e := TranscriptEntry(m); e.Speaker != c.speaker || e.Text != c.text {
+			t.Errorf("TranscriptEntry(%q) = %+v", c.content, e)
+		}
+	}
+	// The metadata's speaker wins over the content's.
+	m := &domain.Memory{ID: "m", Content: "Ann: said by Bo", Metadata: map[string]any{domain.MetaSpeaker: "Bo"}}
+	if sp, text := SpeakerOf(m); sp != "Bo" || text != "Ann: said by Bo" {
+		t.Fatalf("SpeakerOf = %q, %q", sp, text)
+	}
+}
+
+func TestPersonsOf(t *testing.T) {
+	e := Entry{MemoryID: "m1", Speaker: "Melanie", Text: "Caroline and Carolina went out; Mel stayed."}
+	var got []string
+	for _, f := range PersonsOf(e, []string{"Caroline", "Mel", "Melanie", "Jon"}) {
+		got = append(got, fmt.Sprintf("%s %.1f %v %s", f.Value, f.Confidence, f.Metadata["role"], f.MemoryID))
+	}
+	if want := "Melanie 1.0 speaker m1|Caroline 0.8 mention m1|Mel 0.8 mention m1"; strings.Join(got, "|") != want {
+		t.Fatalf("PersonsOf = %v, want %s", got, want)
+	}
+}
+
 // TestTopicsAreTheEightMostFrequent pins the documented rule: the 8 most frequent content words,
 // each with confidence count / the top count.
 func TestTopicsAreTheEightMostFrequent(t *testing.T) {

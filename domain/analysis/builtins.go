@@ -34,18 +34,27 @@ func (Persons) Analyse(_ context.Context, in *Input) (*Output, error) {
 	}
 	sort.Strings(names)
 	for _, e := range in.Entries {
-		if e.Speaker != "" {
-			fs = append(fs, Finding{Type: domain.FacetPerson, Value: e.Speaker, Confidence: 1, MemoryID: e.MemoryID,
-				Metadata: map[string]any{"role": "speaker"}})
-		}
-		for _, n := range names {
-			if n != e.Speaker && mentions(e.Text, n) {
-				fs = append(fs, Finding{Type: domain.FacetPerson, Value: n, Confidence: 0.8, MemoryID: e.MemoryID,
-					Metadata: map[string]any{"role": "mention"}})
-			}
-		}
+		fs = append(fs, PersonsOf(e, names)...)
 	}
 	return &Output{Findings: merge(fs)}, nil
+}
+
+// PersonsOf returns the persons one entry names: its speaker (confidence 1, role speaker) and
+// every name of known it mentions as a whole word (0.8, role mention), in the order of known.
+// The persons analyser and the Synapse's PERSON rule both name persons this way.
+func PersonsOf(e Entry, known []string) []Finding {
+	var fs []Finding
+	if e.Speaker != "" {
+		fs = append(fs, Finding{Type: domain.FacetPerson, Value: e.Speaker, Confidence: 1, MemoryID: e.MemoryID,
+			Metadata: map[string]any{"role": "speaker"}})
+	}
+	for _, n := range known {
+		if n != "" && n != e.Speaker && mentions(e.Text, n) {
+			fs = append(fs, Finding{Type: domain.FacetPerson, Value: n, Confidence: 0.8, MemoryID: e.MemoryID,
+				Metadata: map[string]any{"role": "mention"}})
+		}
+	}
+	return fs
 }
 
 // mentions reports whether text names name as a whole word.

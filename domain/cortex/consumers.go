@@ -13,9 +13,11 @@ import (
 	"github.com/totalrecall/totalrecall/domain/salience"
 )
 
-// The event subscriptions of seed 000: which context consumes which events (and so records a
-// touch on them). Salience, the Synapse's reclassification updates and the Subconscious consume
-// through the living memory's consumers (living_consumers.go), which record their own touches.
+// The event subscriptions of seed 000 kept by touches alone: the Synapse consumes MemoryStored
+// and MemoryClaimed through its consumer (synapse.go) where the store can hold what it makes;
+// over a store that cannot, it still records that it saw them. Salience and the Subconscious
+// consume through the living memory's consumers (living_consumers.go), which record their own
+// touches.
 var subscriptions = map[string][]domain.EventType{
 	domain.CtxSynapse: {domain.EvMemoryStored, domain.EvMemoryClaimed},
 }
@@ -36,6 +38,7 @@ func (c *Cortex) catchUp(ctx context.Context) error {
 		}
 		wm = 0
 	}
+	c.indexFrom = wm
 	start := time.Now()
 	n := 0
 	for wm < head {
@@ -171,8 +174,17 @@ func (c *Cortex) startConsumers(ctx context.Context) {
 	wm, _ := c.index.Watermark()
 	run(domain.CtxIndex, func(ctx context.Context, evs []*domain.Event) error { return c.applyToIndex(ctx, evs, true) }, wm)
 	head := c.log.Head()
+	if c.keys != nil {
+		// Keys created or revoked on any server reach this one's table.
+		run("keys", c.keys.reload, c.keysFrom)
+	}
 	for name, types := range subscriptions {
 		name, types := name, types
+		if _, synapse := c.store.(domain.SynapseStore); synapse && name == domain.CtxSynapse {
+			if _, living := c.store.(domain.LivingStore); living {
+				continue
+			}
+		}
 		run(name, func(ctx context.Context, evs []*domain.Event) error {
 			for _, e := range evs {
 				for _, t := range types {
@@ -382,21 +394,44 @@ const deletedVersion = int64(1) << 62
 // admit keeps the docs newer than what the index holds and records them. A doc of the version
 // the index holds is that same state (every write of a record bumps its version): Bleve would
 // delete and re-add it for nothing. Unversioned docs (version 0) are always put.
-func (iv *indexVersions) admit(docs []domain.IndexDoc) []domain.IndexDoc {
+// It returns, for undo, the version each admitted doc replaced (-1: none).
+func (iv *indexVersions) admit(docs []domain.IndexDoc) ([]domain.IndexDoc, []int64) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
 	if iv.v == nil {
 		iv.v = map[string]int64{}
 	}
 	out := docs[:0:0]
+	var prev []int64
 	for _, d := range docs {
-		if cur, ok := iv.v[d.ID]; ok && (cur > d.Version || (cur == d.Version && d.Version > 0)) {
+		cur, ok := iv.v[d.ID]
+		if ok && (cur > d.Version || (cur == d.Version && d.Version > 0)) {
 			continue
+		}
+		if !ok {
+			cur = -1
 		}
 		iv.v[d.ID] = d.Version
 		out = append(out, d)
+		prev = append(prev, cur)
 	}
-	return out
+	return out, prev
+}
+
+// undo forgets admitted docs the index did not take, unless a newer version was admitted since.
+func (iv *indexVersions) undo(docs []domain.IndexDoc, prev []int64) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	for i, d := range docs {
+		if iv.v[d.ID] != d.Version {
+			continue
+		}
+		if prev[i] < 0 {
+			delete(iv.v, d.ID)
+		} else {
+			iv.v[d.ID] = prev[i]
+		}
+	}
 }
 
 // expect marks ids an import will put once its write returns; done unmarks them.
@@ -451,12 +486,17 @@ func (iv *indexVersions) deleted(ids []string) {
 }
 
 func (c *Cortex) putDocs(ctx context.Context, docs []domain.IndexDoc) error {
-	docs = c.versions.admit(docs)
+	docs, prev := c.versions.admit(docs)
 	if len(docs) == 0 {
 		return nil
 	}
 	// Queued: searchable by every search that starts after this returns, written in batches.
-	return c.index.Queue(ctx, docs)
+	if err := c.index.Queue(ctx, docs); err != nil {
+		// Not in the index: the feed must still put these versions when it reaches them.
+		c.versions.undo(docs, prev)
+		return err
+	}
+	return nil
 }
 
 func (c *Cortex) removeDocs(ctx context.Context, ids []string) error {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -37,6 +38,8 @@ type Config struct {
 	// Lexicon, when set, expands search queries with what it knows of their words (synonyms,
 	// the members of a category a query names); nil searches the words as written.
 	Lexicon domain.Lexicon
+	// MaxSubscriptionsPerKey caps the subscriptions one API key holds open (0: no cap).
+	MaxSubscriptionsPerKey int
 }
 
 // Cortex is the memory server's boundary. Safe for concurrent use.
@@ -54,7 +57,20 @@ type Cortex struct {
 	versions indexVersions
 	living   *living
 	mnemonic *mnemonic
-	story    *storyPart
+	beats    *beater
+	keys     *Keyring // nil when the store keeps no keys
+	keysFrom uint64
+	// indexFrom is the index's watermark as the start found it.
+	indexFrom uint64
+	subs      subscriptionCounter
+	// ending is closed when the server begins to shut down: subscriptions complete.
+	ending        chan struct{}
+	endingOnce    sync.Once
+	shutdownStart time.Time
+	shutdownTC    domain.TransactionContext
+	// lastStore is when a mind last stored memories (Unix ns): the Synapse waits while they come.
+	lastStore atomic.Int64
+	story     *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -73,15 +89,32 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cortex{store: cfg.Store, index: cfg.Index, now: cfg.Now, log: lg,
-		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: cfg.Index, Lexicon: cfg.Lexicon}, logger: cfg.Logger}
+	ix := guardIndex(cfg.Index)
+	c := &Cortex{store: cfg.Store, index: ix, now: cfg.Now, log: lg,
+		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: ix, Lexicon: cfg.Lexicon}, logger: cfg.Logger}
+	c.subs = subscriptionCounter{max: cfg.MaxSubscriptionsPerKey, open: map[string]int{}}
+	c.ending = make(chan struct{})
+	if _, ok := cfg.Store.(domain.KeyStore); ok {
+		// The table follows the log from before it was read: no revocation falls between.
+		c.keysFrom = lg.Head()
+		if c.keys, err = NewKeyring(ctx, cfg.Store, cfg.Now, cfg.Logger); err != nil {
+			lg.Close()
+			return nil, err
+		}
+		c.keys.kick = lg.Kick
+	}
 	c.touches = newTouchRecorder(cfg.Store, cfg.Logger)
+	c.beats = &beater{c: c, pending: map[string]beat{}, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	c.accesses = newAccessRecorder(cfg.Store, c.log, cfg.Logger)
 	c.mnemonic = c.newMnemonic(cfg.Mnemonic)
 	if err := c.catchUp(ctx); err != nil {
+		if c.keys != nil {
+			c.keys.Close()
+		}
 		lg.Close()
 		return nil, err
 	}
+	indexBehind := c.log.Head() - c.indexFrom
 	bg, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.startConsumers(bg)
@@ -89,17 +122,31 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		c.Close()
 		return nil, err
 	}
+	// Where the start found the derived state: after a clean shutdown, nothing behind.
+	args := []any{"head", c.log.Head(), "indexBehind", indexBehind}
+	if c.living != nil {
+		for _, name := range []string{consumerSalience, consumerSubconscious} {
+			if pos := c.living.pos[name]; pos != nil {
+				args = append(args, name+"Behind", c.log.Head()-min(c.log.Head(), pos.committed.Load()))
+			}
+		}
+	}
+	c.logger.Info("event log", args...)
 	return c, nil
 }
 
 // Close stops the consumers and flushes pending touches and accesses. The store and index stay
 // open (their owner closes them).
 func (c *Cortex) Close() {
+	c.beats.close()
 	c.stopLiving()
 	c.accesses.close()
 	c.cancel()
 	c.wg.Wait()
 	c.touches.close()
+	if c.keys != nil {
+		c.keys.Close()
+	}
 	c.log.Close()
 }
 
@@ -184,8 +231,12 @@ func fingerprint(v any) string {
 
 // ---- Scopes and kernels ----
 
-// CreateScope creates a scope with its agent kernel and world kernel. Errors: INVALID_ARGUMENT.
+// CreateScope creates a scope with its agent kernel and world kernel. Errors: INVALID_ARGUMENT,
+// FORBIDDEN (not ADMIN).
 func (c *Cortex) CreateScope(ctx context.Context, name string, m Meta) (*domain.Scope, error) {
+	if err := needAdmin(ctx, "create scopes"); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(name) == "" {
 		return nil, domain.FieldErrorf("name", "must not be empty")
 	}
@@ -213,16 +264,31 @@ func (c *Cortex) CreateScope(ctx context.Context, name string, m Meta) (*domain.
 	return out, err
 }
 
-// Scope loads a scope. Errors: NOT_FOUND.
+// Scope loads a scope. Errors: NOT_FOUND, FORBIDDEN.
 func (c *Cortex) Scope(ctx context.Context, id string) (*domain.Scope, error) {
 	if err := domain.CheckID("id", id); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, id); err != nil {
 		return nil, err
 	}
 	return c.store.Scope(ctx, id)
 }
 
-// Scopes lists the scopes.
-func (c *Cortex) Scopes(ctx context.Context) ([]*domain.Scope, error) { return c.store.Scopes(ctx) }
+// Scopes lists the scopes the caller may read.
+func (c *Cortex) Scopes(ctx context.Context) ([]*domain.Scope, error) {
+	if p := domain.PrincipalFrom(ctx); !p.Admin() {
+		sc, err := c.store.Scope(ctx, p.ScopeID)
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			return []*domain.Scope{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []*domain.Scope{sc}, nil
+	}
+	return c.store.Scopes(ctx)
+}
 
 // UpdateKernel replaces a kernel's content. Errors: NOT_FOUND, INVALID_ARGUMENT.
 func (c *Cortex) UpdateKernel(ctx context.Context, kernelID, content string, m Meta) (*domain.Kernel, error) {
@@ -241,6 +307,9 @@ func (c *Cortex) UpdateKernel(ctx context.Context, kernelID, content string, m M
 	}
 	k, err := c.store.UpdateKernel(ctx, domain.Request{Op: "updateKernel", RequestID: m.RequestID, Fingerprint: fingerprint([]string{kernelID, content})},
 		kernelID, func(k *domain.Kernel) ([]*domain.Event, error) {
+			if err := reach(ctx, k.ScopeID, true, notFoundf("kernel %s not found", kernelID)); err != nil {
+				return nil, err
+			}
 			k.Content, k.UpdatedAt = content, tc.Timestamp
 			return []*domain.Event{
 				command(domain.MsgUpdateKernelCommand, k.ScopeID, "", tc, domain.CtxHippocampus, map[string]any{"kernelId": kernelID}),
@@ -258,6 +327,9 @@ func (c *Cortex) UpdateKernel(ctx context.Context, kernelID, content string, m M
 // Errors: INVALID_ARGUMENT, NOT_FOUND (scope), CONFLICT (requestId reused for other input).
 func (c *Cortex) StoreMemory(ctx context.Context, in StoreMemoryInput) (*domain.Memory, error) {
 	if err := hippocampus.Validate("", in.StoreInput); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	ms, err := c.storeMemories(ctx, []hippocampus.StoreInput{in.StoreInput}, Meta{in.RequestID, in.SessionID}, "storeMemory")
@@ -279,11 +351,15 @@ func (c *Cortex) StoreMemories(ctx context.Context, ins []hippocampus.StoreInput
 		if err := hippocampus.Validate("inputs["+strconv.Itoa(i)+"].", in); err != nil {
 			return nil, err
 		}
+		if err := mayWrite(ctx, in.ScopeID); err != nil {
+			return nil, err
+		}
 	}
 	return c.storeMemories(ctx, ins, m, "storeMemories")
 }
 
 func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput, meta Meta, op string) ([]*domain.Memory, error) {
+	c.lastStore.Store(time.Now().UnixNano())
 	tc, err := c.open(meta)
 	if err != nil {
 		return nil, err
@@ -300,6 +376,10 @@ func (c *Cortex) storeMemories(ctx context.Context, ins []hippocampus.StoreInput
 	events = append(events, cmd)
 	for _, in := range ins {
 		m, ev := c.hippo.Form(in, cmd.Context)
+		if meta.SessionID != "" {
+			// The session the mind named: the Synapse chains and groups the memories of a session.
+			ev.Payload["sessionId"] = meta.SessionID
+		}
 		events = append(events, ev)
 		ms = append(ms, m)
 	}
@@ -366,6 +446,9 @@ func (c *Cortex) Memory(ctx context.Context, id string, m Meta) (*domain.Memory,
 		return nil, err
 	}
 	out, err := c.store.UpdateMemory(ctx, domain.Request{}, id, func(mem *domain.Memory) ([]*domain.Event, error) {
+		if err := reach(ctx, mem.ScopeID, false, notFoundf("memory %s not found", id)); err != nil {
+			return nil, err
+		}
 		q := command(domain.MsgLoadQuery, mem.ScopeID, mem.ID, tc, domain.CtxHippocampus, map[string]any{"memoryId": id})
 		return []*domain.Event{q, c.hippo.Access(mem, tc)}, nil
 	})
@@ -376,6 +459,9 @@ func (c *Cortex) Memory(ctx context.Context, id string, m Meta) (*domain.Memory,
 // Memories lists a scope's memories. Errors: NOT_FOUND, INVALID_ARGUMENT.
 func (c *Cortex) Memories(ctx context.Context, scopeID string, f domain.MemoryFilter, p domain.Page) (*domain.MemoryPage, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	if _, err := c.store.Scope(ctx, scopeID); err != nil {
@@ -400,6 +486,9 @@ func (c *Cortex) ClaimMemory(ctx context.Context, id string, m Meta) (*domain.Me
 	}
 	out, err := c.store.UpdateMemory(ctx, domain.Request{Op: "claimMemory", RequestID: m.RequestID, Fingerprint: fingerprint(id)}, id,
 		func(mem *domain.Memory) ([]*domain.Event, error) {
+			if err := reach(ctx, mem.ScopeID, true, notFoundf("memory %s not found", id)); err != nil {
+				return nil, err
+			}
 			cmd := command(domain.MsgClaimCommand, mem.ScopeID, mem.ID, tc, domain.CtxHippocampus, map[string]any{"memoryId": id})
 			return append([]*domain.Event{cmd}, c.hippo.Claim(mem, tc)...), nil
 		})
@@ -434,6 +523,9 @@ func (c *Cortex) ReclassifyMemory(ctx context.Context, in ReclassifyInput) (*dom
 	}
 	out, err := c.store.UpdateMemory(ctx, domain.Request{Op: "reclassifyMemory", RequestID: in.RequestID, Fingerprint: fingerprint(in)}, in.ID,
 		func(mem *domain.Memory) ([]*domain.Event, error) {
+			if err := reach(ctx, mem.ScopeID, true, notFoundf("memory %s not found", in.ID)); err != nil {
+				return nil, err
+			}
 			cmd := command(domain.MsgReclassifyCommand, mem.ScopeID, mem.ID, tc, domain.CtxHippocampus,
 				map[string]any{"memoryId": in.ID, "newTier": string(in.Tier), "reason": in.Reason})
 			return append([]*domain.Event{cmd}, c.hippo.Reclassify(mem, in.Tier, in.Metadata, in.Reason, tc)...), nil
@@ -460,23 +552,8 @@ func (c *Cortex) DeleteMemory(ctx context.Context, id, reason string, m Meta) (*
 // AssociateMemories creates, strengthens or weakens the association of two memories of one
 // scope. Errors: NOT_FOUND, INVALID_ARGUMENT, CROSS_SCOPE_REFERENCE, CONFLICT.
 func (c *Cortex) AssociateMemories(ctx context.Context, in AssociateInput) (*domain.Association, error) {
-	if err := domain.CheckID("sourceId", in.SourceID); err != nil {
+	if err := checkAssociate(&in); err != nil {
 		return nil, err
-	}
-	if err := domain.CheckID("targetId", in.TargetID); err != nil {
-		return nil, err
-	}
-	if !in.Type.Valid() {
-		return nil, domain.FieldErrorf("type", "unknown association type %q", in.Type)
-	}
-	if in.Direction == "" {
-		in.Direction = domain.DirCreate
-	}
-	if !in.Direction.Valid() {
-		return nil, domain.FieldErrorf("direction", "unknown direction %q", in.Direction)
-	}
-	if !(in.Strength >= 0 && in.Strength <= 1) { // also refuses NaN
-		return nil, domain.FieldErrorf("strength", "must be within 0..1")
 	}
 	tc, err := c.open(Meta{in.RequestID, in.SessionID})
 	if err != nil {
@@ -486,6 +563,12 @@ func (c *Cortex) AssociateMemories(ctx context.Context, in AssociateInput) (*dom
 	var scope string
 	a, err := c.store.Associate(ctx, domain.Request{Op: "associateMemories", RequestID: in.RequestID, Fingerprint: fingerprint(in)},
 		in.SourceID, in.TargetID, in.Type, func(cur *domain.Association, src, dst *domain.Memory) (*domain.Association, []*domain.Event, error) {
+			if err := reach(ctx, src.ScopeID, true, notFoundf("memory %s not found", in.SourceID)); err != nil {
+				return nil, nil, err
+			}
+			if err := reach(ctx, dst.ScopeID, true, notFoundf("memory %s not found", in.TargetID)); err != nil {
+				return nil, nil, err
+			}
 			scope = src.ScopeID
 			next, evs, err := update(cur, src, dst)
 			if err != nil {
@@ -505,6 +588,36 @@ func (c *Cortex) AssociateMemories(ctx context.Context, in AssociateInput) (*dom
 	return a, nil
 }
 
+// checkAssociate checks an association command's input (an empty direction is CREATE).
+func checkAssociate(in *AssociateInput) error {
+	if err := domain.CheckID("sourceId", in.SourceID); err != nil {
+		return err
+	}
+	if err := domain.CheckID("targetId", in.TargetID); err != nil {
+		return err
+	}
+	if !in.Type.Valid() {
+		return domain.FieldErrorf("type", "unknown association type %q", in.Type)
+	}
+	if in.Direction == "" {
+		in.Direction = domain.DirCreate
+	}
+	if !in.Direction.Valid() {
+		return domain.FieldErrorf("direction", "unknown direction %q", in.Direction)
+	}
+	if !(in.Strength >= 0 && in.Strength <= 1) { // also refuses NaN
+		return domain.FieldErrorf("strength", "must be within 0..1")
+	}
+	for field, v := range map[string]string{"requestId": in.RequestID, "sessionId": in.SessionID} {
+		if v != "" {
+			if err := checkToken(field, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Associations lists a memory's associations. Errors: NOT_FOUND, INVALID_ARGUMENT.
 func (c *Cortex) Associations(ctx context.Context, memoryID string, types []domain.AssociationType, minStrength float64) ([]*domain.Association, error) {
 	if err := domain.CheckID("memoryId", memoryID); err != nil {
@@ -513,7 +626,20 @@ func (c *Cortex) Associations(ctx context.Context, memoryID string, types []doma
 	if !(minStrength >= 0 && minStrength <= 1) {
 		return nil, domain.FieldErrorf("minStrength", "must be within 0..1")
 	}
-	return c.store.Associations(ctx, memoryID, types, minStrength)
+	if restricted(ctx) {
+		m, err := c.store.Memory(ctx, memoryID)
+		if err != nil {
+			return nil, err
+		}
+		if err := reach(ctx, m.ScopeID, false, notFoundf("memory %s not found", memoryID)); err != nil {
+			return nil, err
+		}
+	}
+	as, err := c.store.Associations(ctx, memoryID, types, minStrength)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, as, func(a *domain.Association) string { return a.ScopeID }), nil
 }
 
 // ---- Search ----
@@ -538,6 +664,9 @@ const MaxSearchResults = 1000
 // accessed. Errors: INVALID_ARGUMENT, NOT_FOUND.
 func (c *Cortex) SearchMemory(ctx context.Context, in SearchInput) ([]*recall.RankedMemory, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Query) == "" {
@@ -590,6 +719,12 @@ func (c *Cortex) History(ctx context.Context, memoryID string) ([]*domain.Event,
 	if evs, err = c.withIngestEvents(ctx, memoryID, evs); err != nil {
 		return nil, err
 	}
+	if restricted(ctx) {
+		// A history is one artifact's, so of one scope: another scope's is not there at all.
+		if evs = visible(ctx, evs, func(e *domain.Event) string { return e.ScopeID }); len(evs) == 0 {
+			return nil, domain.Errorf(domain.ENOTFOUND, "memory %s not found", memoryID)
+		}
+	}
 	if len(evs) == 0 {
 		if _, err := c.store.Memory(ctx, memoryID); err != nil {
 			return nil, err
@@ -614,6 +749,9 @@ func (c *Cortex) Trace(ctx context.Context, requestID string) ([]*TraceNode, []*
 	if err != nil {
 		return nil, nil, err
 	}
+	// Only the messages of scopes the caller may read; those of no scope (keys, shutdowns) are
+	// the server's.
+	evs = visible(ctx, evs, func(e *domain.Event) string { return e.ScopeID })
 	if len(evs) == 0 {
 		return nil, nil, domain.Errorf(domain.ENOTFOUND, "no messages for request %q", requestID)
 	}

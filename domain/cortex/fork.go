@@ -60,6 +60,9 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 		if err := domain.CheckID("scopeId", scopeID); err != nil {
 			return nil, err
 		}
+		if err := mayRead(ctx, scopeID); err != nil {
+			return nil, err
+		}
 	}
 	if strings.TrimSpace(query) == "" {
 		return nil, domain.FieldErrorf("query", "must not be empty")
@@ -91,7 +94,8 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 		}
 		scopes = []string{scopeID}
 	} else {
-		all, err := c.store.Scopes(ctx)
+		// Every scope the caller may read.
+		all, err := c.Scopes(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -252,6 +256,9 @@ func jsonText(v any) string {
 // not bias the next. Errors: INVALID_ARGUMENT, NOT_FOUND.
 func (c *Cortex) Probe(ctx context.Context, in SearchInput) ([]*recall.RankedMemory, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Query) == "" {

@@ -86,6 +86,9 @@ func (c *Cortex) ImportJournal(ctx context.Context, scopeID string, files []Jour
 		}
 		want = append(want, journal.Sections(f)...)
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
 		return nil, err
 	}
@@ -218,6 +221,9 @@ func (c *Cortex) JournalGet(ctx context.Context, scopeID, path string, fromLine,
 	}
 	if fromLine == 0 {
 		fromLine = 1
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
 	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
 		return nil, err

@@ -171,6 +171,9 @@ func (c *Cortex) SaveArtifact(ctx context.Context, f domain.ArtifactFamily, in S
 	if err := checkArtifactInput(f, in); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, in.ScopeID); err != nil {
+		return nil, err
+	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
@@ -203,6 +206,9 @@ func (c *Cortex) SaveArtifact(ctx context.Context, f domain.ArtifactFamily, in S
 		out = res[0]
 	} else {
 		out, err = ls.UpdateArtifact(ctx, req, in.ID, func(a *domain.Artifact) ([]*domain.Event, error) {
+			if err := reach(ctx, a.ScopeID, true, notFoundf("%s %s not found", f, in.ID)); err != nil {
+				return nil, err
+			}
 			if a.Family != f {
 				return nil, domain.Errorf(domain.ENOTFOUND, "%s %s not found", f, in.ID)
 			}
@@ -250,7 +256,7 @@ func (c *Cortex) Artifact(ctx context.Context, f domain.ArtifactFamily, id strin
 	if err != nil {
 		return nil, err
 	}
-	if len(as) == 0 || as[0].Family != f {
+	if len(as) == 0 || as[0].Family != f || !readable(ctx, as[0].ScopeID) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "%s %s not found", f, id)
 	}
 	return as[0], nil
@@ -266,6 +272,9 @@ func (c *Cortex) ListArtifacts(ctx context.Context, scopeID string, f domain.Art
 		if err := hippocampus.CheckText("filter.tags", tag); err != nil {
 			return nil, err
 		}
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
 	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
@@ -322,6 +331,12 @@ func (c *Cortex) Reference(ctx context.Context, in ReferenceInput, add bool) (*d
 	ref, err := ls.Reference(ctx, domain.Request{Op: op, RequestID: in.RequestID, Fingerprint: fingerprint(in)},
 		in.SourceID, in.Type, in.TargetID, add, tc.Timestamp,
 		func(src, dst *domain.RefNode, cur *domain.Reference) ([]*domain.Event, error) {
+			if err := reach(ctx, src.ScopeID, true, notFoundf("artifact %s not found", in.SourceID)); err != nil {
+				return nil, err
+			}
+			if err := reach(ctx, dst.ScopeID, true, notFoundf("artifact %s not found", in.TargetID)); err != nil {
+				return nil, err
+			}
 			if add {
 				if src.Family.Kernel() {
 					return nil, domain.Errorf(domain.EFORBIDDEN, "kernels are core truth: they reference nothing")
@@ -356,7 +371,14 @@ func (c *Cortex) References(ctx context.Context, id string) (*domain.RefNode, er
 	if err != nil {
 		return nil, err
 	}
-	return ls.Node(ctx, id)
+	n, err := ls.Node(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reach(ctx, n.ScopeID, false, notFoundf("artifact %s not found", id)); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // ---- Service-derived metadata ----
@@ -556,6 +578,9 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 	if err := digest.Check(p); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, p.ScopeID); err != nil {
+		return nil, err
+	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
@@ -689,18 +714,28 @@ func (c *Cortex) DigestReport(ctx context.Context, id string) (*domain.DigestRep
 	if err != nil {
 		return nil, err
 	}
-	return ls.DigestReport(ctx, id)
+	rep, err := ls.DigestReport(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reach(ctx, rep.ScopeID, false, notFoundf("digest report %s not found", id)); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 // DigestScopes runs one scheduled pass over every scope: propose, and with archive also archive
 // what the pass proposes. It returns the reports.
 func (c *Cortex) DigestScopes(ctx context.Context, archive bool, staleAfter time.Duration) ([]*domain.DigestReport, error) {
-	scopes, err := c.store.Scopes(ctx)
+	scopes, err := c.Scopes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []*domain.DigestReport
 	for _, sc := range scopes {
+		if !domain.PrincipalFrom(ctx).CanWrite(sc.ID) {
+			continue
+		}
 		rep, err := c.RunDigest(ctx, DigestInput{ScopeID: sc.ID, Propose: true, StaleAfter: &staleAfter})
 		if err != nil {
 			if domain.ErrorCode(err) == domain.ENOTFOUND {
@@ -748,6 +783,9 @@ func (c *Cortex) Restore(ctx context.Context, f domain.ArtifactFamily, id string
 	now := tc.Timestamp
 	n, err := ls.Restore(ctx, domain.Request{Op: "restore_" + string(f), RequestID: m.RequestID, Fingerprint: fingerprint(id)}, id,
 		func(n *domain.RefNode) ([]*domain.Event, error) {
+			if err := reach(ctx, n.ScopeID, true, notFoundf("%s %s not found", f, id)); err != nil {
+				return nil, err
+			}
 			if n.Family != f {
 				if n.Family.Kernel() || n.Family == domain.FamWorkingState {
 					return nil, domain.Errorf(domain.EFORBIDDEN, "%s is a %s: never archived, never restored", id, n.Family)
@@ -832,6 +870,9 @@ func (c *Cortex) Delete(ctx context.Context, f domain.ArtifactFamily, in DeleteI
 	}
 	n, err := ls.DeleteArtifact(ctx, domain.Request{Op: op, RequestID: in.RequestID, Fingerprint: fingerprint([]any{in.ID, in.Cascade})}, in.ID,
 		func(n *domain.RefNode) ([]*domain.Event, error) {
+			if err := reach(ctx, n.ScopeID, true, notFoundf("%s %s not found", f, in.ID)); err != nil {
+				return nil, err
+			}
 			return c.deletion(f, n, in.Reason, in.Cascade, tc)
 		})
 	c.log.Kick()
@@ -906,6 +947,9 @@ func (c *Cortex) ClearWorkingState(ctx context.Context, scopeID string, ids []st
 			return nil, err
 		}
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
@@ -968,9 +1012,13 @@ func (c *Cortex) ClearWorkingState(ctx context.Context, scopeID string, ids []st
 // DeleteScope deletes a scope and everything it owns: kernels, artifacts of every family,
 // references, associations, reports and its search documents; its events are erased (their
 // Seq stays, so the log has no gap). A DeleteScopeCommand and a ScopeDeleted event record the
-// deletion. Nothing of another scope is touched. Errors: INVALID_ARGUMENT, NOT_FOUND.
+// deletion. Nothing of another scope is touched. Errors: INVALID_ARGUMENT, NOT_FOUND, FORBIDDEN
+// (not ADMIN).
 func (c *Cortex) DeleteScope(ctx context.Context, scopeID string, m Meta) (*domain.ScopeDeletion, error) {
 	if err := domain.CheckID("id", scopeID); err != nil {
+		return nil, err
+	}
+	if err := needAdmin(ctx, "delete scopes"); err != nil {
 		return nil, err
 	}
 	ls, err := c.lifecycleStore()
@@ -1034,6 +1082,9 @@ func indexScope(scopeID string, f domain.ArtifactFamily) string {
 // Archived artifacts are left out unless asked for. Errors: INVALID_ARGUMENT, NOT_FOUND.
 func (c *Cortex) SearchArtifacts(ctx context.Context, in ArtifactSearchInput) ([]*ArtifactHit, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Query) == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/domain/salience"
 	"github.com/totalrecall/totalrecall/domain/subconscious"
+	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
 // LivingConfig configures the living memory: the salience rules, the Subconscious's timers and
@@ -19,8 +21,10 @@ import (
 type LivingConfig struct {
 	Salience     salience.Params
 	Subconscious subconscious.Config
-	SweepPage    int
-	SweepBatch   int
+	// Synapse are the rules by which stored memories are connected (docs/synapse.md).
+	Synapse    synapse.Params
+	SweepPage  int
+	SweepBatch int
 }
 
 // living is the Cortex's part of the living memory.
@@ -31,6 +35,11 @@ type living struct {
 	sweeper *salience.Sweeper
 	sub     *subconscious.Subconscious
 	pos     map[string]*consumerState
+	// synapse are the Synapse's rules; syn is the store's Synapse capability (nil: the Synapse
+	// consumer does not run).
+	synapse    synapse.Params
+	syn        domain.SynapseStore
+	synapseOff atomic.Bool
 }
 
 // startLiving starts the Salience and Subconscious consumers and the Subconscious's timers. A
@@ -45,8 +54,14 @@ func (c *Cortex) startLiving(ctx, bg context.Context, cfg LivingConfig) error {
 	if err := params.Validate(); err != nil {
 		return err
 	}
+	sp := cfg.Synapse.WithDefaults()
+	if err := sp.Validate(); err != nil {
+		return err
+	}
 	l := &living{store: ls, params: params, scorer: &salience.Scorer{Params: params, Now: c.now},
-		sweeper: &salience.Sweeper{Store: ls, Params: params, Now: c.now, PageSize: cfg.SweepPage, BatchSize: cfg.SweepBatch}}
+		sweeper: &salience.Sweeper{Store: ls, Params: params, Now: c.now, PageSize: cfg.SweepPage, BatchSize: cfg.SweepBatch},
+		synapse: sp}
+	l.syn, _ = c.store.(domain.SynapseStore)
 	l.sub = subconscious.New(c.store, ls, l.sweeper, c.now, cfg.Subconscious, c.logger)
 	c.living = l
 	c.accesses.scoring.Store(&accessScoring{store: ls, scorer: l.scorer})
@@ -150,6 +165,12 @@ func (c *Cortex) SessionStart(ctx context.Context, in SessionStartInput) (*Sessi
 	if err := checkMindType(in.MindType); err != nil {
 		return nil, err
 	}
+	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, in.ScopeID); err != nil {
+		return nil, err
+	}
 	sc, err := c.checkScope(ctx, "scopeId", in.ScopeID)
 	if err != nil {
 		return nil, err
@@ -163,6 +184,9 @@ func (c *Cortex) SessionStart(ctx context.Context, in SessionStartInput) (*Sessi
 	req := domain.Request{Op: "sessionStart", RequestID: in.RequestID, Fingerprint: fingerprint([]string{in.InstanceID, in.MindType, in.ScopeID}), ScopeID: in.ScopeID}
 	var sessID string
 	err = l.store.UpdateSessions(ctx, &req, in.InstanceID, func(active []*domain.Session) (*domain.Changes, any, error) {
+		// An instance id is the mind's own name: the same name used under another key's scope
+		// is another mind, whose sessions this start must not end.
+		active = writableSessions(ctx, active)
 		sess := &domain.Session{ID: newID, ScopeID: in.ScopeID, InstanceID: in.InstanceID, MindType: in.MindType,
 			StartedAt: now, LastHeartbeatAt: now, Mode: domain.ModeConversation, ModeSince: now}
 		start := &domain.Event{Type: domain.MsgSessionStart, ScopeID: in.ScopeID, Context: tc,
@@ -228,7 +252,7 @@ func (c *Cortex) Heartbeat(ctx context.Context, instanceID string, mode domain.S
 	}
 	var ok bool
 	err = l.store.UpdateSessions(ctx, nil, instanceID, func(active []*domain.Session) (*domain.Changes, any, error) {
-		sess := newest(active)
+		sess := newest(writableSessions(ctx, active))
 		if sess == nil {
 			return nil, false, nil
 		}
@@ -275,6 +299,7 @@ func (c *Cortex) SessionEnd(ctx context.Context, instanceID string, reason domai
 	req := domain.Request{Op: "sessionEnd", RequestID: m.RequestID, Fingerprint: fingerprint([]string{instanceID, string(reason)})}
 	var ok bool
 	err = l.store.UpdateSessions(ctx, &req, instanceID, func(active []*domain.Session) (*domain.Changes, any, error) {
+		active = writableSessions(ctx, active)
 		if len(active) == 0 {
 			return nil, false, nil
 		}
@@ -305,7 +330,7 @@ func (c *Cortex) ActiveSession(ctx context.Context, instanceID string) (*domain.
 	}
 	var id string
 	if err := l.store.UpdateSessions(ctx, nil, instanceID, func(active []*domain.Session) (*domain.Changes, any, error) {
-		if s := newest(active); s != nil {
+		if s := newest(visible(ctx, active, func(s *domain.Session) string { return s.ScopeID })); s != nil {
 			return nil, s.ID, nil
 		}
 		return nil, "", nil
@@ -386,6 +411,11 @@ func (c *Cortex) TotalRecallAdvisory(ctx context.Context, in TotalRecallInput) (
 			}
 		}
 	}
+	for _, m := range ms {
+		if err := reach(ctx, m.ScopeID, true, notFoundf("memory %s not found", m.ID)); err != nil {
+			return "", err
+		}
+	}
 	for _, m := range ms[1:] {
 		if m.ScopeID != ms[0].ScopeID {
 			return "", domain.Errorf(domain.ECROSSSCOPE, "memory %s and memory %s belong to different scopes", ms[0].ID, m.ID)
@@ -426,7 +456,7 @@ func (c *Cortex) RecalledMemories(ctx context.Context, ev *domain.Event) ([]*rec
 		return nil, err
 	}
 	byID := map[string]*domain.Memory{}
-	for _, m := range ms {
+	for _, m := range visible(ctx, ms, memoryScope) {
 		byID[m.ID] = m
 	}
 	out := make([]*recall.RankedMemory, 0, len(items))
@@ -467,6 +497,12 @@ func (c *Cortex) DecaySweep(ctx context.Context, scopeID string, tier domain.Tie
 	if tier != "" && !tier.Valid() {
 		return salience.SweepResult{}, domain.FieldErrorf("tier", "unknown tier %q", tier)
 	}
+	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return salience.SweepResult{}, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return salience.SweepResult{}, err
+	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
 		return salience.SweepResult{}, err
 	}
@@ -492,7 +528,7 @@ func (c *Cortex) Reflect(ctx context.Context, scopeID string, crit *recall.Refle
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
+	if err := c.readScope(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	cr := recall.DefaultReflectCriteria()
@@ -588,6 +624,11 @@ func (c *Cortex) Consolidate(ctx context.Context, ids []string, strategy domain.
 	}
 	out, err := l.store.Consolidate(ctx, domain.Request{Op: "consolidate", RequestID: m.RequestID, Fingerprint: fingerprint([]any{ids, strategy})}, ids,
 		func(sources []*domain.Memory) (*domain.Memory, []*domain.Event, error) {
+			for _, src := range sources {
+				if err := reach(ctx, src.ScopeID, true, notFoundf("memory %s not found", src.ID)); err != nil {
+					return nil, nil, err
+				}
+			}
 			merged, evs, err := c.hippo.Merge(sources, strategy, tc)
 			if err != nil {
 				return nil, nil, err
@@ -621,6 +662,15 @@ func (c *Cortex) Lineage(ctx context.Context, id string) (*domain.Lineage, error
 	if err := domain.CheckID("id", id); err != nil {
 		return nil, err
 	}
+	if restricted(ctx) {
+		m, err := c.store.Memory(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := reach(ctx, m.ScopeID, false, notFoundf("memory %s not found", id)); err != nil {
+			return nil, err
+		}
+	}
 	return l.store.Lineage(ctx, id)
 }
 
@@ -644,6 +694,12 @@ type WorkingView struct {
 func (c *Cortex) UpdateContext(ctx context.Context, scopeID, text string, capacity int, m Meta) (*WorkingView, error) {
 	l, err := c.livingOrErr()
 	if err != nil {
+		return nil, err
+	}
+	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
@@ -723,7 +779,7 @@ func (c *Cortex) WorkingMemory(ctx context.Context, scopeID string) (*WorkingVie
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
+	if err := c.readScope(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	wm, err := l.store.WorkingMemory(ctx, scopeID)
@@ -785,6 +841,9 @@ func (c *Cortex) PromptContextFor(ctx context.Context, in PromptContextInput) (r
 		return recall.PromptContext{}, err
 	}
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return recall.PromptContext{}, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return recall.PromptContext{}, err
 	}
 	if maxMemories < 0 || maxMemories > recall.MaxPromptMemories {
@@ -864,6 +923,9 @@ func (c *Cortex) Resonate(ctx context.Context, scopeID, message string, maxResul
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if len(message) > MaxContextBytes {
 		return nil, domain.FieldErrorf("message", "is longer than %d bytes", MaxContextBytes)
 	}
@@ -926,12 +988,18 @@ func (c *Cortex) Notifications(ctx context.Context, instanceID, scopeID string) 
 		}
 	}
 	if scopeID != "" {
-		if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
+		if err := c.readScope(ctx, scopeID); err != nil {
 			return nil, err
 		}
 	}
+	sctx, err := c.subscribe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx = sctx
+	p := domain.PrincipalFrom(ctx)
 	in := c.log.Subscribe(ctx, c.log.Head(), func(e *domain.Event) bool {
-		if !e.Type.IsNotification() || (scopeID != "" && e.ScopeID != scopeID) {
+		if !e.Type.IsNotification() || (scopeID != "" && e.ScopeID != scopeID) || !p.CanRead(e.ScopeID) {
 			return false
 		}
 		return instanceID == "" || str(e.Payload["instanceId"]) == instanceID
@@ -959,5 +1027,38 @@ func (c *Cortex) MemoriesByID(ctx context.Context, ids []string) ([]*domain.Memo
 			return nil, err
 		}
 	}
-	return c.store.Memories(ctx, ids)
+	ms, err := c.store.Memories(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, ms, memoryScope), nil
+}
+
+func memoryScope(m *domain.Memory) string { return m.ScopeID }
+
+// readScope checks a scope argument the caller reads: a valid id, a grant, an existing scope.
+func (c *Cortex) readScope(ctx context.Context, scopeID string) error {
+	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return err
+	}
+	_, err := c.store.Scope(ctx, scopeID)
+	return err
+}
+
+// writableSessions keeps the sessions the caller of ctx may change.
+func writableSessions(ctx context.Context, ss []*domain.Session) []*domain.Session {
+	p := domain.PrincipalFrom(ctx)
+	if p.Admin() {
+		return ss
+	}
+	var out []*domain.Session
+	for _, s := range ss {
+		if p.CanWrite(s.ScopeID) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -59,31 +59,44 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 			return 0, err
 		}
 		if !found {
-			// First run on this graph: what came before was never this consumer's to score.
-			return c.log.Head(), nil
+			// First run on this graph: what came before was never this consumer's to handle.
+			// The start is committed at once, so a restart before its first batch resumes here
+			// rather than at a later head.
+			head := c.log.Head()
+			if _, err := l.store.Consume(ctx, name, head, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+				return 0, err
+			}
+			return head, nil
 		}
 		return w, nil
 	}
 	l.pos = map[string]*consumerState{consumerSalience: {}, consumerSubconscious: {}}
-	for _, cons := range []struct {
+	type consumer struct {
 		name   string
 		fn     func(context.Context, []*domain.Event) error
 		urgent func(*domain.Event) bool
-	}{
-		{consumerSalience, c.salienceBatch, nil},
-		{consumerSubconscious, c.subconsciousBatch, subconsciousUrgent},
-	} {
+		gather time.Duration
+	}
+	consumers := []consumer{
+		{consumerSalience, c.salienceBatch, nil, gather},
+		{consumerSubconscious, c.subconsciousBatch, subconsciousUrgent, gather},
+	}
+	if l.syn != nil {
+		l.pos[consumerSynapse] = &consumerState{}
+		consumers = append(consumers, consumer{consumerSynapse, c.synapseBatch, nil, synapseGather})
+	}
+	for _, cons := range consumers {
 		from, err := start(cons.name)
 		if err != nil {
 			return err
 		}
-		name, fn, urgent, pos := cons.name, cons.fn, cons.urgent, l.pos[cons.name]
+		name, fn, urgent, wait, pos := cons.name, cons.fn, cons.urgent, cons.gather, l.pos[cons.name]
 		pos.handled.Store(from)
 		pos.committed.Store(from)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			_ = c.log.FollowGathering(bg, from, gather, urgent, func(ctx context.Context, evs []*domain.Event) error {
+			_ = c.log.FollowGathering(bg, from, wait, urgent, func(ctx context.Context, evs []*domain.Event) error {
 				if err := fn(ctx, evs); err != nil {
 					if ctx.Err() == nil {
 						c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)
@@ -117,8 +130,10 @@ func fresh(evs []*domain.Event, seq uint64, keep func(*domain.Event) bool) []*do
 }
 
 // salienceTodo: what the Salience consumer scores, all but the retrievals already scored where
-// they were written.
-func salienceTodo(e *domain.Event) bool { return salience.Consumed(e.Type) && !salience.Handled(e) }
+// they were written and the Synapse's automatic associations.
+func salienceTodo(e *domain.Event) bool {
+	return salience.Consumed(e.Type) && !salience.Handled(e) && !salience.Automatic(e)
+}
 
 func subconsciousTodo(e *domain.Event) bool { return subconscious.Consumes(e.Type) }
 

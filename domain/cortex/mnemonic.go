@@ -139,6 +139,9 @@ func (c *Cortex) NewImport(ctx context.Context, scopeID, adapter string, m Meta)
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if err := ledger.CheckAdapter("adapter", adapter); err != nil {
 		return nil, err
 	}
@@ -159,8 +162,11 @@ func (c *Cortex) NewImport(ctx context.Context, scopeID, adapter string, m Meta)
 	if _, err := c.store.Scope(ctx, scopeID); err != nil {
 		return nil, err
 	}
+	former := ledger.NewFormer(scopeID, adapter, c.now)
+	// Consecutive events are chained by the rule that chains the memories of a session.
+	former.Temporal = c.SynapseParams().TemporalStrength
 	return &Importer{c: c, store: st, scope: scopeID, adapter: adapter, meta: m,
-		former: ledger.NewFormer(scopeID, adapter, c.now), start: time.Now(), entries: map[string]analysis.Entry{},
+		former: former, start: time.Now(), entries: map[string]analysis.Entry{},
 		res: &ImportResult{ScopeID: scopeID, Adapter: adapter, Problems: []domain.SourceProblem{}}}, nil
 }
 
@@ -589,6 +595,9 @@ func (c *Cortex) DefineEpisodes(ctx context.Context, scopeID string, in Definiti
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if in.Config == nil {
 		in.Config = map[string]any{}
 	}
@@ -620,6 +629,9 @@ func (c *Cortex) DefineEpisodes(ctx context.Context, scopeID string, in Definiti
 		return nil, err
 	}
 	now := tc.Timestamp
+	if synapseFormed(in.Name) {
+		return nil, domain.FieldErrorf("name", "%q names the episodes the Synapse forms as memories are stored; choose another name", in.Name)
+	}
 	def := &domain.EpisodeDefinition{ID: domain.DeriveID(scopeID, "episode-definition", in.Name), ScopeID: scopeID, Name: in.Name,
 		Channel: in.Channel, Strategy: in.Strategy, Config: cfg, Description: in.Description, CreatedAt: now, UpdatedAt: now}
 	if err := episodes.CheckDefinition(def); err != nil {
@@ -668,6 +680,9 @@ func (c *Cortex) ChunkEpisodes(ctx context.Context, scopeID, definition string, 
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayWrite(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	es, err := c.episodeStore()
 	if err != nil {
 		return nil, err
@@ -691,6 +706,9 @@ func (c *Cortex) ChunkEpisodes(ctx context.Context, scopeID, definition string, 
 	}
 	if def == nil {
 		return nil, domain.Errorf(domain.ENOTFOUND, "no episode definition named %q", definition)
+	}
+	if synapseFormed(def.Name) {
+		return nil, domain.FieldErrorf("definition", "the Synapse forms the episodes of %q as memories are stored: there is nothing to chunk", def.Name)
 	}
 	var items []episodes.Item
 	if def.Strategy.OverAgents() {
@@ -811,6 +829,9 @@ func (c *Cortex) EpisodeDefinitions(ctx context.Context, scopeID string) ([]*dom
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	es, err := c.episodeStore()
 	if err != nil {
 		return nil, err
@@ -821,6 +842,9 @@ func (c *Cortex) EpisodeDefinitions(ctx context.Context, scopeID string) ([]*dom
 // Episodes lists a scope's episodes. Errors: INVALID_ARGUMENT.
 func (c *Cortex) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFilter) ([]*domain.Episode, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	for field, id := range map[string]string{"definitionId": f.DefinitionID, "threadId": f.ThreadID, "memoryId": f.MemoryID} {
@@ -849,7 +873,14 @@ func (c *Cortex) Episode(ctx context.Context, id string) (*domain.Episode, error
 	if err != nil {
 		return nil, err
 	}
-	return es.Episode(ctx, id)
+	e, err := es.Episode(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reach(ctx, e.ScopeID, false, notFoundf("episode %s not found", id)); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // ---- Analysis ----
@@ -898,6 +929,9 @@ func (c *Cortex) AnalysisNames() []string {
 // writes nothing.
 func (c *Cortex) Analyze(ctx context.Context, in AnalyzeInput) ([]*RunResult, error) {
 	if err := domain.CheckID("scopeId", in.ScopeID); err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, in.ScopeID); err != nil {
 		return nil, err
 	}
 	a, ok := c.mnemonic.analysers[in.Type]
@@ -1086,6 +1120,9 @@ func (c *Cortex) AnalysisRuns(ctx context.Context, scopeID string, f domain.RunF
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if f.EpisodeID != "" {
 		if err := domain.CheckID("episodeId", f.EpisodeID); err != nil {
 			return nil, err
@@ -1106,6 +1143,9 @@ func (c *Cortex) AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.A
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	fs, err := c.facetStore()
 	if err != nil {
 		return nil, err
@@ -1116,6 +1156,9 @@ func (c *Cortex) AnalysisTypes(ctx context.Context, scopeID string) ([]*domain.A
 // Facets lists a scope's facets. Errors: INVALID_ARGUMENT.
 func (c *Cortex) Facets(ctx context.Context, scopeID string, f domain.FacetFilter) ([]*domain.Facet, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return nil, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	for field, id := range map[string]string{"episodeId": f.EpisodeID, "runId": f.RunID, "memoryId": f.MemoryID} {
@@ -1150,6 +1193,9 @@ func (c *Cortex) AgentSessions(ctx context.Context, scopeID string) ([]*domain.A
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	as, err := c.agentStore()
 	if err != nil {
 		return nil, err
@@ -1163,13 +1209,21 @@ func (c *Cortex) AgentMessages(ctx context.Context, ids []string) ([]*domain.Age
 	if err != nil {
 		return nil, err
 	}
-	return as.AgentMessages(ctx, ids)
+	ms, err := as.AgentMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, ms, func(m *domain.AgentMessage) string { return m.ScopeID }), nil
 }
 
 // EpisodeMemories loads the memories an episode groups, in the episode's order (without
 // recording a retrieval: it is a listing).
 func (c *Cortex) EpisodeMemories(ctx context.Context, e *domain.Episode) ([]*domain.Memory, error) {
-	return c.store.Memories(ctx, e.Items)
+	ms, err := c.store.Memories(ctx, e.Items)
+	if err != nil {
+		return nil, err
+	}
+	return visible(ctx, ms, memoryScope), nil
 }
 
 // ---- Embeddings ----
@@ -1182,6 +1236,9 @@ const EmbedBatch = 256
 // embedded. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE (no embedder, or the model server).
 func (c *Cortex) EmbedMemories(ctx context.Context, scopeID string, m Meta) (int, error) {
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return 0, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
 		return 0, err
 	}
 	emb := c.mnemonic.cfg.Embedder
@@ -1257,4 +1314,9 @@ func (c *Cortex) embed(ctx context.Context, is domain.IngestStore, scopeID strin
 	}
 	c.log.Kick()
 	return len(ms), nil
+}
+
+// synapseFormed reports whether name is a definition the Synapse forms its episodes by.
+func synapseFormed(name string) bool {
+	return name == SynapseSessionDefinition || name == SynapseTimeGapDefinition
 }

@@ -106,6 +106,9 @@ func (c *Cortex) PendingNarrative(ctx context.Context, scopeID string) (*Pending
 	if err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
 		return nil, err
 	}
@@ -151,6 +154,9 @@ func (c *Cortex) PendingNarrative(ctx context.Context, scopeID string) (*Pending
 func (c *Cortex) ConsolidateStory(ctx context.Context, scopeID string, m Meta) (*subconscious.Chapter, error) {
 	sp, err := c.storyOrErr()
 	if err != nil {
+		return nil, err
+	}
+	if err := mayWrite(ctx, scopeID); err != nil {
 		return nil, err
 	}
 	if _, err := c.checkScope(ctx, "scopeId", scopeID); err != nil {
@@ -553,6 +559,9 @@ func (c *Cortex) Story(ctx context.Context, scopeID string) (*Story, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := mayRead(ctx, scopeID); err != nil {
+		return nil, err
+	}
 	sc, err := c.checkScope(ctx, "scopeId", scopeID)
 	if err != nil {
 		return nil, err
@@ -587,6 +596,9 @@ func (c *Cortex) storyContext(ctx context.Context, scopeID string, maxTokens int
 		return "", 0, err
 	}
 	if err := domain.CheckID("scopeId", scopeID); err != nil {
+		return "", 0, err
+	}
+	if err := mayRead(ctx, scopeID); err != nil {
 		return "", 0, err
 	}
 	if maxTokens < 0 || maxTokens > subconscious.MaxStoryTokens {

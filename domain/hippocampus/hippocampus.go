@@ -79,7 +79,7 @@ func Validate(prefix string, in StoreInput) error {
 			return err
 		}
 	}
-	if in.Importance != nil && (*in.Importance < 0 || *in.Importance > 1) {
+	if in.Importance != nil && !(*in.Importance >= 0 && *in.Importance <= 1) { // also refuses NaN
 		return domain.FieldErrorf(prefix+"importance", "must be within 0..1")
 	}
 	if in.OccurredAt != nil && (in.OccurredAt.Year() < 1 || in.OccurredAt.Year() > 9999) {

@@ -234,7 +234,9 @@ func Snippet(secs []Section, from, n int) (text string, got, total int) {
 	lines := make([]string, total)
 	sort.Slice(secs, func(i, j int) bool { return secs[i].FromLine < secs[j].FromLine })
 	for _, s := range secs {
-		for i, l := range Lines(s.Text) {
+		// Text holds the file's lines joined by "\n": split back exactly (a "\r" ending a line is
+		// the line's, not half of a line break).
+		for i, l := range strings.Split(s.Text, "\n") {
 			if k := s.FromLine - 1 + i; k < total {
 				lines[k] = l
 			}

@@ -7,8 +7,9 @@
 // yields the same records and an ingest write of them changes nothing the second time.
 //
 // Consecutive events of a thread are joined by a TEMPORAL association whose strength falls with
-// the time between them: 0.5 + 0.5·exp(−Δt / 30 min), so turns of one conversation are strongly
-// associated and events hours apart weakly.
+// the time between them by the Synapse's rule (synapse.Params.TemporalStrength), the rule that
+// chains the memories a session stores: turns of one conversation are strongly associated and
+// events hours apart weakly.
 package ledger
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/salience"
+	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
 // TagAgentTurn marks the trimmed events of agent turns, so searches can ask for them alone.
@@ -31,18 +33,6 @@ const (
 	MaxSourceIDBytes = 512
 	MaxLabelBytes    = 256
 )
-
-// TemporalScale is the time over which the TEMPORAL association of consecutive events weakens.
-const TemporalScale = 30 * time.Minute
-
-// TemporalStrength is the strength of the TEMPORAL association of two consecutive events gap
-// apart.
-func TemporalStrength(gap time.Duration) float64 {
-	if gap < 0 {
-		gap = -gap
-	}
-	return 0.5 + 0.5*math.Exp(-float64(gap)/float64(TemporalScale))
-}
 
 // Formed is one source batch turned into ledger records, ready for an ingest write.
 type Formed struct {
@@ -68,12 +58,16 @@ type Former struct {
 	seq          int64
 	threads      map[string]bool
 	seen         map[string]bool
+	// Temporal is the strength of the TEMPORAL association of consecutive events gap apart (the
+	// Synapse's rule; its default unless the importer sets the rules in force).
+	Temporal func(gap time.Duration) float64
 }
 
 // NewFormer starts forming records of scope from one source adapter.
 func NewFormer(scope, adapter string, now domain.Clock) *Former {
 	return &Former{scope: scope, adapter: adapter, agentAdapter: adapter, hippo: hippocampus.New(now), now: now,
-		last: map[string]lastEvent{}, threads: map[string]bool{}, seen: map[string]bool{}}
+		last: map[string]lastEvent{}, threads: map[string]bool{}, seen: map[string]bool{},
+		Temporal: synapse.DefaultParams().TemporalStrength}
 }
 
 // CheckAdapter validates an adapter name.
@@ -306,7 +300,7 @@ func (f *Former) chain(evs []*domain.LedgerEvent) []*domain.Association {
 		for _, e := range list {
 			if ok && prev.id != e.Memory.ID {
 				out = append(out, &domain.Association{SourceID: prev.id, TargetID: e.Memory.ID, ScopeID: f.scope,
-					Type: domain.AssocTemporal, Strength: TemporalStrength(e.Memory.OccurredAt.Sub(prev.at)),
+					Type: domain.AssocTemporal, Strength: f.Temporal(e.Memory.OccurredAt.Sub(prev.at)),
 					UpdatedAt: e.Memory.CreatedAt})
 			}
 			prev, ok = lastEvent{id: e.Memory.ID, at: e.Memory.OccurredAt}, true

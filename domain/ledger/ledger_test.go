@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -177,7 +178,7 @@ func TestDocumentedIngestNumbers(t *testing.T) {
 		{0, 1}, {30 * time.Minute, 0.5 + 0.5*math.Exp(-1)}, {-30 * time.Minute, 0.5 + 0.5*math.Exp(-1)},
 		{2 * time.Hour, 0.5 + 0.5*math.Exp(-4)}, {1000 * time.Hour, 0.5},
 	} {
-		if got := TemporalStrength(c.gap); math.Abs(got-c.want) > 1e-12 {
+		if got := synapse.DefaultParams().TemporalStrength(c.gap); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("TemporalStrength(%v) = %v, want %v", c.gap, got, c.want)
 		}
 	}

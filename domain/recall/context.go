@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/analysis"
 	"github.com/totalrecall/totalrecall/domain/timex"
 )
 
@@ -29,8 +30,8 @@ import (
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
 //	r(d)  = t(d) + n(d) + We·e(d)                             We = 0.4
-//	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope),
-//	        else 1                                            Wp = 0.6
+//	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
+//	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
 //	        ("on 3 June, 2023", "03/06/2023", "in the spring of 2022", "in June"), falling to 0
 //	        at a week outside it; or Wd·overlap when what d tells happened there (its relative
@@ -348,7 +349,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			v += nb + wt.Episode*ep
 		}
 		if len(persons) > 0 {
-			if sp, _ := c.Memory.Metadata[domain.MetaSpeaker].(string); sp != "" && persons[strings.ToLower(sp)] {
+			if sp, _ := analysis.SpeakerOf(c.Memory); sp != "" && persons[strings.ToLower(sp)] {
 				v *= 1 + wt.Person
 			}
 		}

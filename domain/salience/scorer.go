@@ -34,6 +34,15 @@ func Handled(e *domain.Event) bool {
 	return false
 }
 
+// Automatic reports whether e is the Synapse's record of the associations it made by itself for a
+// stored memory (payload automatic). The Salience does not re-score for it: a re-score per stored
+// memory would double the writes of every store; the memory's connectivity counts the next time
+// it is scored (a retrieval, a claim, a reclassification, an association a mind makes).
+func Automatic(e *domain.Event) bool {
+	a, _ := e.Payload["automatic"].(bool)
+	return a && e.Type == domain.EvAssociationCreated
+}
+
 // reinforcing events reset a memory's recency; rising ones may lift it into a higher tier.
 func reinforcing(t domain.EventType) bool {
 	switch t {

@@ -309,6 +309,13 @@ func testConsumeExactlyOnce(t *testing.T, st domain.Store, ls domain.LivingStore
 	if _, found, err := ls.ConsumerWatermark(ctx, name); found || err != nil {
 		t.Fatalf("fresh consumer: found=%v err=%v", found, err)
 	}
+	// A consumer's first commit is recorded even at 0: a restart resumes from it.
+	if _, err := ls.Consume(ctx, name+"-zero", 0, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if w, found, err := ls.ConsumerWatermark(ctx, name+"-zero"); !found || w != 0 || err != nil {
+		t.Fatalf("a consumer started at 0: %d %v %v", w, found, err)
+	}
 	// Several servers race to consume the same batches: each batch's event is written once.
 	var wg sync.WaitGroup
 	var mu sync.Mutex

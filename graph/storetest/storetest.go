@@ -128,6 +128,9 @@ func RunConformanceTests(t *testing.T, h Harness) {
 	tests = append(tests, lifecycleTests()...)
 	tests = append(tests, mnemonicTests()...)
 	tests = append(tests, livingTests()...)
+	tests = append(tests, noticeTests()...)
+	tests = append(tests, exploreTests()...)
+	tests = append(tests, synapseTests()...)
 	tests = append(tests, storyTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h.Store()) })

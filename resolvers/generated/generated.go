@@ -20,6 +20,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/domain/subconscious"
 	"github.com/totalrecall/totalrecall/resolvers/model"
+	"github.com/totalrecall/totalrecall/resolvers/scalars"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -46,9 +47,13 @@ type Config struct {
 type ResolverRoot interface {
 	AgentToolCall() AgentToolCallResolver
 	AnalysisRun() AnalysisRunResolver
+	ApiKey() ApiKeyResolver
 	ArtifactHit() ArtifactHitResolver
 	DigestReport() DigestReportResolver
 	Episode() EpisodeResolver
+	GraphEdge() GraphEdgeResolver
+	GraphNode() GraphNodeResolver
+	GraphNodeDetail() GraphNodeDetailResolver
 	ImportResult() ImportResultResolver
 	Kernel() KernelResolver
 	Knowledge() KnowledgeResolver
@@ -154,6 +159,17 @@ type ComplexityRoot struct {
 		ScopeID        func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Version        func(childComplexity int) int
+	}
+
+	ApiKey struct {
+		CreatedAt  func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		RevokedAt  func(childComplexity int) int
+		Role       func(childComplexity int) int
+		ScopeID    func(childComplexity int) int
 	}
 
 	ArchiveRecord struct {
@@ -289,6 +305,34 @@ type ComplexityRoot struct {
 		Query         func(childComplexity int) int
 		RelevantTurns func(childComplexity int) int
 		TotalTokens   func(childComplexity int) int
+	}
+
+	GraphEdge struct {
+		Kind     func(childComplexity int) int
+		Source   func(childComplexity int) int
+		Strength func(childComplexity int) int
+		Target   func(childComplexity int) int
+		Type     func(childComplexity int) int
+	}
+
+	GraphNode struct {
+		ID         func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Label      func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		Salience   func(childComplexity int) int
+		State      func(childComplexity int) int
+		Tier       func(childComplexity int) int
+	}
+
+	GraphNodeDetail struct {
+		Episode      func(childComplexity int) int
+		Kernel       func(childComplexity int) int
+		Knowledge    func(childComplexity int) int
+		Memory       func(childComplexity int) int
+		Node         func(childComplexity int) int
+		Skill        func(childComplexity int) int
+		WorkingState func(childComplexity int) int
 	}
 
 	ImportProblem struct {
@@ -455,6 +499,7 @@ type ComplexityRoot struct {
 		ClearWorkingState   func(childComplexity int, scopeID string, ids []string, requestID *string, sessionID *string) int
 		Consolidate         func(childComplexity int, memoryIds []string, strategy *domain.ConsolidationStrategy, sessionID *string, requestID *string) int
 		ConsolidateStory    func(childComplexity int, scopeID string, sessionID *string, requestID *string) int
+		CreateAPIKey        func(childComplexity int, input model.APIKeyInput) int
 		CreateScope         func(childComplexity int, name string, requestID *string) int
 		DecaySweep          func(childComplexity int, scopeID string, tier *domain.Tier, requestID *string) int
 		DefineEpisodes      func(childComplexity int, scopeID string, input model.EpisodeDefinitionInput, requestID *string) int
@@ -466,11 +511,15 @@ type ComplexityRoot struct {
 		Heartbeat           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ImportData          func(childComplexity int, scopeID string, format model.ImportFormat, data string, source *string, adapter *string, requestID *string, sessionID *string) int
 		ImportJournal       func(childComplexity int, scopeID string, files []*model.JournalFileInput, sessionID *string) int
+		KeepAlive           func(childComplexity int, instanceID string, mode *domain.SessionMode) int
 		ReclassifyMemory    func(childComplexity int, input model.ReclassifyInput) int
+		RecordTurn          func(childComplexity int, input model.TurnInput) int
 		RemoveReference     func(childComplexity int, input model.ReferenceInput) int
+		ResolveScope        func(childComplexity int, scope string) int
 		RestoreKnowledge    func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreMemory       func(childComplexity int, id string, requestID *string, sessionID *string) int
 		RestoreSkill        func(childComplexity int, id string, requestID *string, sessionID *string) int
+		RevokeAPIKey        func(childComplexity int, id string) int
 		RunDigest           func(childComplexity int, input model.DigestInput) int
 		SaveKnowledge       func(childComplexity int, input model.SaveKnowledgeInput) int
 		SaveSkill           func(childComplexity int, input model.SaveSkillInput) int
@@ -479,9 +528,17 @@ type ComplexityRoot struct {
 		SessionStart        func(childComplexity int, instanceID string, mindType string, scopeID string, requestID *string) int
 		StoreMemories       func(childComplexity int, inputs []*model.StoreMemoryInput, requestID *string, sessionID *string) int
 		StoreMemory         func(childComplexity int, input model.StoreMemoryInput) int
+		TakeNotifications   func(childComplexity int, instanceID string, scopeID string) int
+		TotalRecall         func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, waitSeconds *int, sessionID *string, requestID *string) int
 		TotalRecallAdvisory func(childComplexity int, sourceMemoryIds []string, maxDepth *int, instanceID *string, sessionID *string, requestID *string) int
 		UpdateContext       func(childComplexity int, scopeID string, text string, capacity *int, sessionID *string, requestID *string) int
 		UpdateKernel        func(childComplexity int, kernelID string, content string, requestID *string) int
+	}
+
+	NewApiKey struct {
+		APIKey func(childComplexity int) int
+		ID     func(childComplexity int) int
+		Key    func(childComplexity int) int
 	}
 
 	PendingMemory struct {
@@ -519,40 +576,46 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AgentSessions      func(childComplexity int, scopeID string) int
-		AnalysisRuns       func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
-		AnalysisTypes      func(childComplexity int, scopeID string) int
-		Associations       func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
-		DerivedView        func(childComplexity int, artifactID string) int
-		DigestReport       func(childComplexity int, id string) int
-		Episode            func(childComplexity int, id string) int
-		EpisodeDefinitions func(childComplexity int, scopeID string) int
-		Episodes           func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
-		Facets             func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
-		ForkContext        func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
-		History            func(childComplexity int, memoryID string) int
-		JournalGet         func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
-		Knowledge          func(childComplexity int, id string) int
-		KnowledgePages     func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
-		Memories           func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
-		Memory             func(childComplexity int, id string, sessionID *string, requestID *string) int
-		PendingNarrative   func(childComplexity int, scopeID string) int
-		PromptContext      func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
-		References         func(childComplexity int, artifactID string) int
-		Reflect            func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
-		Resonate           func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
-		Scope              func(childComplexity int, id string) int
-		Scopes             func(childComplexity int) int
-		SearchArtifacts    func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) int
-		SearchMemory       func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
-		Session            func(childComplexity int, instanceID string) int
-		Skill              func(childComplexity int, id string) int
-		Skills             func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
-		Story              func(childComplexity int, scopeID string) int
-		Trace              func(childComplexity int, requestID string) int
-		WorkingMemory      func(childComplexity int, scopeID string) int
-		WorkingState       func(childComplexity int, id string) int
-		WorkingStates      func(childComplexity int, scopeID string, first *int, after *string) int
+		APIKeys             func(childComplexity int) int
+		AgentSessions       func(childComplexity int, scopeID string) int
+		AnalysisRuns        func(childComplexity int, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) int
+		AnalysisTypes       func(childComplexity int, scopeID string) int
+		Associations        func(childComplexity int, memoryID string, types []domain.AssociationType, minStrength *float64) int
+		DerivedView         func(childComplexity int, artifactID string) int
+		DigestReport        func(childComplexity int, id string) int
+		Episode             func(childComplexity int, id string) int
+		EpisodeDefinitions  func(childComplexity int, scopeID string) int
+		Episodes            func(childComplexity int, scopeID string, definitionID *string, threadID *string, memoryID *string, first *int) int
+		Facets              func(childComplexity int, scopeID string, episodeID *string, memoryID *string, runID *string, typeArg *string, value *string, first *int) int
+		ForkContext         func(childComplexity int, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) int
+		GraphNode           func(childComplexity int, scopeID string, id string) int
+		History             func(childComplexity int, memoryID string) int
+		JournalGet          func(childComplexity int, scopeID string, path string, fromLine *int, lines *int) int
+		Knowledge           func(childComplexity int, id string) int
+		KnowledgePages      func(childComplexity int, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) int
+		Memories            func(childComplexity int, scopeID string, filter *model.MemoryFilter, first *int, after *string) int
+		Memory              func(childComplexity int, id string, sessionID *string, requestID *string) int
+		Neighborhood        func(childComplexity int, scopeID string, seeds []string, depth *int, types []string, minStrength *float64, limit *int) int
+		Path                func(childComplexity int, fromID string, toID string, maxDepth *int) int
+		PendingNarrative    func(childComplexity int, scopeID string) int
+		PromptContext       func(childComplexity int, scopeID string, maxMemories *int, maxTokens *int, includeStory *bool, sessionID *string, requestID *string) int
+		QueuedNotifications func(childComplexity int, instanceID string, scopeID string) int
+		References          func(childComplexity int, artifactID string) int
+		Reflect             func(childComplexity int, scopeID string, criteria *model.ReflectCriteria, sessionID *string, requestID *string) int
+		Resonate            func(childComplexity int, scopeID string, message string, maxResults *int, sessionID *string, requestID *string) int
+		Scope               func(childComplexity int, id string) int
+		Scopes              func(childComplexity int) int
+		SearchArtifacts     func(childComplexity int, scopeID string, query string, families []domain.ArtifactFamily, maxResults *int, includeArchived *bool, knowledgeTypes []domain.KnowledgeType) int
+		SearchMemory        func(childComplexity int, scopeID string, query string, maxResults *int, includeAssociations *bool, filters *model.MemoryFilter, sessionID *string, requestID *string) int
+		Session             func(childComplexity int, instanceID string) int
+		Skill               func(childComplexity int, id string) int
+		Skills              func(childComplexity int, scopeID string, filter *model.SkillFilter, first *int, after *string) int
+		Story               func(childComplexity int, scopeID string) int
+		StoryContext        func(childComplexity int, scopeID string, maxTokens *int) int
+		Trace               func(childComplexity int, requestID string) int
+		WorkingMemory       func(childComplexity int, scopeID string) int
+		WorkingState        func(childComplexity int, id string) int
+		WorkingStates       func(childComplexity int, scopeID string, first *int, after *string) int
 	}
 
 	RankedMemory struct {
@@ -564,6 +627,12 @@ type ComplexityRoot struct {
 		Score      func(childComplexity int) int
 		TextScore  func(childComplexity int) int
 		Via        func(childComplexity int) int
+	}
+
+	Recollection struct {
+		Declined        func(childComplexity int) int
+		Notification    func(childComplexity int) int
+		OriginRequestID func(childComplexity int) int
 	}
 
 	Reference struct {
@@ -594,6 +663,11 @@ type ComplexityRoot struct {
 		Memory               func(childComplexity int) int
 		Reasons              func(childComplexity int) int
 		StrongestAssociation func(childComplexity int) int
+	}
+
+	ResolvedScope struct {
+		Created func(childComplexity int) int
+		Scope   func(childComplexity int) int
 	}
 
 	Scope struct {
@@ -684,6 +758,12 @@ type ComplexityRoot struct {
 		Title         func(childComplexity int) int
 		To            func(childComplexity int) int
 		Tokens        func(childComplexity int) int
+	}
+
+	Subgraph struct {
+		Edges     func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		Truncated func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -795,6 +875,9 @@ type AgentToolCallResolver interface {
 type AnalysisRunResolver interface {
 	Facets(ctx context.Context, obj *domain.AnalysisRun) ([]*domain.Facet, error)
 }
+type ApiKeyResolver interface {
+	ScopeID(ctx context.Context, obj *domain.APIKey) (*string, error)
+}
 type ArtifactHitResolver interface {
 	Knowledge(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
 	Skill(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
@@ -806,6 +889,17 @@ type EpisodeResolver interface {
 	Memories(ctx context.Context, obj *domain.Episode) ([]*domain.Memory, error)
 	AgentMessages(ctx context.Context, obj *domain.Episode) ([]*domain.AgentMessage, error)
 	Facets(ctx context.Context, obj *domain.Episode, typeArg *string) ([]*domain.Facet, error)
+}
+type GraphEdgeResolver interface {
+	Type(ctx context.Context, obj *domain.GraphEdge) (*string, error)
+}
+type GraphNodeResolver interface {
+	Tier(ctx context.Context, obj *domain.GraphNode) (*domain.Tier, error)
+}
+type GraphNodeDetailResolver interface {
+	Knowledge(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
+	Skill(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
+	WorkingState(ctx context.Context, obj *cortex.GraphNodeDetail) (*domain.Artifact, error)
 }
 type ImportResultResolver interface {
 	TookMs(ctx context.Context, obj *cortex.ImportResult) (float64, error)
@@ -847,6 +941,11 @@ type MutationResolver interface {
 	ReclassifyMemory(ctx context.Context, input model.ReclassifyInput) (*domain.Memory, error)
 	DeleteMemory(ctx context.Context, id string, reason *string, cascade *bool, requestID *string, sessionID *string) (*domain.Memory, error)
 	AssociateMemories(ctx context.Context, input model.AssociateInput) (*domain.Association, error)
+	ResolveScope(ctx context.Context, scope string) (*model.ResolvedScope, error)
+	KeepAlive(ctx context.Context, instanceID string, mode *domain.SessionMode) (bool, error)
+	TakeNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
+	TotalRecall(ctx context.Context, sourceMemoryIds []string, maxDepth *int, instanceID *string, waitSeconds *int, sessionID *string, requestID *string) (*model.Recollection, error)
+	RecordTurn(ctx context.Context, input model.TurnInput) (*cortex.ImportResult, error)
 	SaveKnowledge(ctx context.Context, input model.SaveKnowledgeInput) (*domain.Artifact, error)
 	SaveSkill(ctx context.Context, input model.SaveSkillInput) (*domain.Artifact, error)
 	SaveWorkingState(ctx context.Context, input model.SaveWorkingStateInput) (*domain.Artifact, error)
@@ -872,6 +971,8 @@ type MutationResolver interface {
 	ChunkEpisodes(ctx context.Context, scopeID string, definition string, requestID *string) (*cortex.ChunkResult, error)
 	AnalyzeEpisodes(ctx context.Context, scopeID string, typeArg string, episodeIds []string, definitionID *string, force *bool, async *bool, requestID *string) ([]*domain.AnalysisRun, error)
 	EmbedMemories(ctx context.Context, scopeID string, requestID *string) (int, error)
+	CreateAPIKey(ctx context.Context, input model.APIKeyInput) (*model.NewAPIKey, error)
+	RevokeAPIKey(ctx context.Context, id string) (*domain.APIKey, error)
 	ConsolidateStory(ctx context.Context, scopeID string, sessionID *string, requestID *string) (*subconscious.Chapter, error)
 	ImportJournal(ctx context.Context, scopeID string, files []*model.JournalFileInput, sessionID *string) (*cortex.JournalImport, error)
 }
@@ -884,6 +985,11 @@ type QueryResolver interface {
 	Associations(ctx context.Context, memoryID string, types []domain.AssociationType, minStrength *float64) ([]*domain.Association, error)
 	History(ctx context.Context, memoryID string) ([]*domain.Event, error)
 	Trace(ctx context.Context, requestID string) (*model.Trace, error)
+	QueuedNotifications(ctx context.Context, instanceID string, scopeID string) ([]model.Notification, error)
+	StoryContext(ctx context.Context, scopeID string, maxTokens *int) (*string, error)
+	Neighborhood(ctx context.Context, scopeID string, seeds []string, depth *int, types []string, minStrength *float64, limit *int) (*domain.Subgraph, error)
+	Path(ctx context.Context, fromID string, toID string, maxDepth *int) (*domain.Subgraph, error)
+	GraphNode(ctx context.Context, scopeID string, id string) (*cortex.GraphNodeDetail, error)
 	Knowledge(ctx context.Context, id string) (*domain.Artifact, error)
 	KnowledgePages(ctx context.Context, scopeID string, filter *model.KnowledgeFilter, first *int, after *string) (*model.KnowledgeConnection, error)
 	Skill(ctx context.Context, id string) (*domain.Artifact, error)
@@ -907,6 +1013,7 @@ type QueryResolver interface {
 	AnalysisRuns(ctx context.Context, scopeID string, episodeID *string, status *domain.AnalysisStatus, first *int) ([]*domain.AnalysisRun, error)
 	AgentSessions(ctx context.Context, scopeID string) ([]*domain.AgentSession, error)
 	ForkContext(ctx context.Context, scopeID *string, query string, maxTurns *int, sessionID *string, requestID *string) (*cortex.ForkContext, error)
+	APIKeys(ctx context.Context) ([]*domain.APIKey, error)
 	PendingNarrative(ctx context.Context, scopeID string) (*cortex.PendingNarrative, error)
 	Story(ctx context.Context, scopeID string) (*cortex.Story, error)
 	JournalGet(ctx context.Context, scopeID string, path string, fromLine *int, lines *int) (*cortex.JournalSnippet, error)
@@ -1374,6 +1481,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.AnalysisType.Version(childComplexity), true
+
+	case "ApiKey.createdAt":
+		if e.complexity.ApiKey.CreatedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.CreatedAt(childComplexity), true
+	case "ApiKey.expiresAt":
+		if e.complexity.ApiKey.ExpiresAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ExpiresAt(childComplexity), true
+	case "ApiKey.id":
+		if e.complexity.ApiKey.ID == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ID(childComplexity), true
+	case "ApiKey.lastUsedAt":
+		if e.complexity.ApiKey.LastUsedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.LastUsedAt(childComplexity), true
+	case "ApiKey.name":
+		if e.complexity.ApiKey.Name == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.Name(childComplexity), true
+	case "ApiKey.revokedAt":
+		if e.complexity.ApiKey.RevokedAt == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.RevokedAt(childComplexity), true
+	case "ApiKey.role":
+		if e.complexity.ApiKey.Role == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.Role(childComplexity), true
+	case "ApiKey.scopeId":
+		if e.complexity.ApiKey.ScopeID == nil {
+			break
+		}
+
+		return e.complexity.ApiKey.ScopeID(childComplexity), true
 
 	case "ArchiveRecord.archivedAt":
 		if e.complexity.ArchiveRecord.ArchivedAt == nil {
@@ -1951,6 +2107,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ForkContext.TotalTokens(childComplexity), true
+
+	case "GraphEdge.kind":
+		if e.complexity.GraphEdge.Kind == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Kind(childComplexity), true
+	case "GraphEdge.source":
+		if e.complexity.GraphEdge.Source == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Source(childComplexity), true
+	case "GraphEdge.strength":
+		if e.complexity.GraphEdge.Strength == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Strength(childComplexity), true
+	case "GraphEdge.target":
+		if e.complexity.GraphEdge.Target == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Target(childComplexity), true
+	case "GraphEdge.type":
+		if e.complexity.GraphEdge.Type == nil {
+			break
+		}
+
+		return e.complexity.GraphEdge.Type(childComplexity), true
+
+	case "GraphNode.id":
+		if e.complexity.GraphNode.ID == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.ID(childComplexity), true
+	case "GraphNode.kind":
+		if e.complexity.GraphNode.Kind == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Kind(childComplexity), true
+	case "GraphNode.label":
+		if e.complexity.GraphNode.Label == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Label(childComplexity), true
+	case "GraphNode.occurredAt":
+		if e.complexity.GraphNode.OccurredAt == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.OccurredAt(childComplexity), true
+	case "GraphNode.salience":
+		if e.complexity.GraphNode.Salience == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Salience(childComplexity), true
+	case "GraphNode.state":
+		if e.complexity.GraphNode.State == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.State(childComplexity), true
+	case "GraphNode.tier":
+		if e.complexity.GraphNode.Tier == nil {
+			break
+		}
+
+		return e.complexity.GraphNode.Tier(childComplexity), true
+
+	case "GraphNodeDetail.episode":
+		if e.complexity.GraphNodeDetail.Episode == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Episode(childComplexity), true
+	case "GraphNodeDetail.kernel":
+		if e.complexity.GraphNodeDetail.Kernel == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Kernel(childComplexity), true
+	case "GraphNodeDetail.knowledge":
+		if e.complexity.GraphNodeDetail.Knowledge == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Knowledge(childComplexity), true
+	case "GraphNodeDetail.memory":
+		if e.complexity.GraphNodeDetail.Memory == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Memory(childComplexity), true
+	case "GraphNodeDetail.node":
+		if e.complexity.GraphNodeDetail.Node == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Node(childComplexity), true
+	case "GraphNodeDetail.skill":
+		if e.complexity.GraphNodeDetail.Skill == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.Skill(childComplexity), true
+	case "GraphNodeDetail.workingState":
+		if e.complexity.GraphNodeDetail.WorkingState == nil {
+			break
+		}
+
+		return e.complexity.GraphNodeDetail.WorkingState(childComplexity), true
 
 	case "ImportProblem.line":
 		if e.complexity.ImportProblem.Line == nil {
@@ -2732,6 +3005,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ConsolidateStory(childComplexity, args["scopeId"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Mutation.createApiKey":
+		if e.complexity.Mutation.CreateAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.CreateAPIKey(childComplexity, args["input"].(model.APIKeyInput)), true
 	case "Mutation.createScope":
 		if e.complexity.Mutation.CreateScope == nil {
 			break
@@ -2853,6 +3137,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ImportJournal(childComplexity, args["scopeId"].(string), args["files"].([]*model.JournalFileInput), args["sessionId"].(*string)), true
+	case "Mutation.keepAlive":
+		if e.complexity.Mutation.KeepAlive == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_keepAlive_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.KeepAlive(childComplexity, args["instanceId"].(string), args["mode"].(*domain.SessionMode)), true
 	case "Mutation.reclassifyMemory":
 		if e.complexity.Mutation.ReclassifyMemory == nil {
 			break
@@ -2864,6 +3159,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.ReclassifyMemory(childComplexity, args["input"].(model.ReclassifyInput)), true
+	case "Mutation.recordTurn":
+		if e.complexity.Mutation.RecordTurn == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordTurn_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RecordTurn(childComplexity, args["input"].(model.TurnInput)), true
 	case "Mutation.removeReference":
 		if e.complexity.Mutation.RemoveReference == nil {
 			break
@@ -2875,6 +3181,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.RemoveReference(childComplexity, args["input"].(model.ReferenceInput)), true
+	case "Mutation.resolveScope":
+		if e.complexity.Mutation.ResolveScope == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resolveScope_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.ResolveScope(childComplexity, args["scope"].(string)), true
 	case "Mutation.restoreKnowledge":
 		if e.complexity.Mutation.RestoreKnowledge == nil {
 			break
@@ -2908,6 +3225,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.RestoreSkill(childComplexity, args["id"].(string), args["requestId"].(*string), args["sessionId"].(*string)), true
+	case "Mutation.revokeApiKey":
+		if e.complexity.Mutation.RevokeAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
 	case "Mutation.runDigest":
 		if e.complexity.Mutation.RunDigest == nil {
 			break
@@ -2996,6 +3324,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.StoreMemory(childComplexity, args["input"].(model.StoreMemoryInput)), true
+	case "Mutation.takeNotifications":
+		if e.complexity.Mutation.TakeNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_takeNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.TakeNotifications(childComplexity, args["instanceId"].(string), args["scopeId"].(string)), true
+	case "Mutation.totalRecall":
+		if e.complexity.Mutation.TotalRecall == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_totalRecall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Mutation.TotalRecall(childComplexity, args["sourceMemoryIds"].([]string), args["maxDepth"].(*int), args["instanceId"].(*string), args["waitSeconds"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
 	case "Mutation.totalRecallAdvisory":
 		if e.complexity.Mutation.TotalRecallAdvisory == nil {
 			break
@@ -3029,6 +3379,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Mutation.UpdateKernel(childComplexity, args["kernelId"].(string), args["content"].(string), args["requestId"].(*string)), true
+
+	case "NewApiKey.apiKey":
+		if e.complexity.NewApiKey.APIKey == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.APIKey(childComplexity), true
+	case "NewApiKey.id":
+		if e.complexity.NewApiKey.ID == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.ID(childComplexity), true
+	case "NewApiKey.key":
+		if e.complexity.NewApiKey.Key == nil {
+			break
+		}
+
+		return e.complexity.NewApiKey.Key(childComplexity), true
 
 	case "PendingMemory.memory":
 		if e.complexity.PendingMemory.Memory == nil {
@@ -3166,6 +3535,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.PromptContextItem.Truncated(childComplexity), true
 
+	case "Query.apiKeys":
+		if e.complexity.Query.APIKeys == nil {
+			break
+		}
+
+		return e.complexity.Query.APIKeys(childComplexity), true
 	case "Query.agentSessions":
 		if e.complexity.Query.AgentSessions == nil {
 			break
@@ -3287,6 +3662,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.ForkContext(childComplexity, args["scopeId"].(*string), args["query"].(string), args["maxTurns"].(*int), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.graphNode":
+		if e.complexity.Query.GraphNode == nil {
+			break
+		}
+
+		args, err := ec.field_Query_graphNode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.GraphNode(childComplexity, args["scopeId"].(string), args["id"].(string)), true
 	case "Query.history":
 		if e.complexity.Query.History == nil {
 			break
@@ -3353,6 +3739,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Memory(childComplexity, args["id"].(string), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.neighborhood":
+		if e.complexity.Query.Neighborhood == nil {
+			break
+		}
+
+		args, err := ec.field_Query_neighborhood_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Neighborhood(childComplexity, args["scopeId"].(string), args["seeds"].([]string), args["depth"].(*int), args["types"].([]string), args["minStrength"].(*float64), args["limit"].(*int)), true
+	case "Query.path":
+		if e.complexity.Query.Path == nil {
+			break
+		}
+
+		args, err := ec.field_Query_path_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.Path(childComplexity, args["fromId"].(string), args["toId"].(string), args["maxDepth"].(*int)), true
 	case "Query.pendingNarrative":
 		if e.complexity.Query.PendingNarrative == nil {
 			break
@@ -3375,6 +3783,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.PromptContext(childComplexity, args["scopeId"].(string), args["maxMemories"].(*int), args["maxTokens"].(*int), args["includeStory"].(*bool), args["sessionId"].(*string), args["requestId"].(*string)), true
+	case "Query.queuedNotifications":
+		if e.complexity.Query.QueuedNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_queuedNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.QueuedNotifications(childComplexity, args["instanceId"].(string), args["scopeId"].(string)), true
 	case "Query.references":
 		if e.complexity.Query.References == nil {
 			break
@@ -3491,6 +3910,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.Query.Story(childComplexity, args["scopeId"].(string)), true
+	case "Query.storyContext":
+		if e.complexity.Query.StoryContext == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storyContext_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.Query.StoryContext(childComplexity, args["scopeId"].(string), args["maxTokens"].(*int)), true
 	case "Query.trace":
 		if e.complexity.Query.Trace == nil {
 			break
@@ -3584,6 +4014,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.RankedMemory.Via(childComplexity), true
+
+	case "Recollection.declined":
+		if e.complexity.Recollection.Declined == nil {
+			break
+		}
+
+		return e.complexity.Recollection.Declined(childComplexity), true
+	case "Recollection.notification":
+		if e.complexity.Recollection.Notification == nil {
+			break
+		}
+
+		return e.complexity.Recollection.Notification(childComplexity), true
+	case "Recollection.originRequestId":
+		if e.complexity.Recollection.OriginRequestID == nil {
+			break
+		}
+
+		return e.complexity.Recollection.OriginRequestID(childComplexity), true
 
 	case "Reference.createdAt":
 		if e.complexity.Reference.CreatedAt == nil {
@@ -3713,6 +4162,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.ReflectionCandidate.StrongestAssociation(childComplexity), true
+
+	case "ResolvedScope.created":
+		if e.complexity.ResolvedScope.Created == nil {
+			break
+		}
+
+		return e.complexity.ResolvedScope.Created(childComplexity), true
+	case "ResolvedScope.scope":
+		if e.complexity.ResolvedScope.Scope == nil {
+			break
+		}
+
+		return e.complexity.ResolvedScope.Scope(childComplexity), true
 
 	case "Scope.agentKernel":
 		if e.complexity.Scope.AgentKernel == nil {
@@ -4118,6 +4580,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.complexity.StoryChapter.Tokens(childComplexity), true
 
+	case "Subgraph.edges":
+		if e.complexity.Subgraph.Edges == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Edges(childComplexity), true
+	case "Subgraph.nodes":
+		if e.complexity.Subgraph.Nodes == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Nodes(childComplexity), true
+	case "Subgraph.truncated":
+		if e.complexity.Subgraph.Truncated == nil {
+			break
+		}
+
+		return e.complexity.Subgraph.Truncated(childComplexity), true
+
 	case "Subscription.memoryEvents":
 		if e.complexity.Subscription.MemoryEvents == nil {
 			break
@@ -4521,6 +5002,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := executionContext{opCtx, e, 0, 0, make(chan graphql.DeferredResult)}
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputApiKeyInput,
 		ec.unmarshalInputAssociateInput,
 		ec.unmarshalInputDigestInput,
 		ec.unmarshalInputEpisodeDefinitionInput,
@@ -4535,6 +5017,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSaveWorkingStateInput,
 		ec.unmarshalInputSkillFilter,
 		ec.unmarshalInputStoreMemoryInput,
+		ec.unmarshalInputTurnInput,
 	)
 	first := true
 
@@ -4649,6 +5132,302 @@ func (ec *executionContext) introspectType(name string) (*introspection.Type, er
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/agents.graphqls", Input: `# The minds' adapters (seed 000: "Core provides the port. Adapter decides how."): what the MCP
+# server, the coding-agent hooks and the CLI's clients of a running server need beyond the core
+# operations — scopes named by name, each mind instance's queue of notifications, a total recall
+# that waits for its recollection, and the turns of a coding agent recorded as memories.
+
+"A scope named by id or by name, and whether naming it created it."
+type ResolvedScope {
+  scope: Scope!
+  "True when the name was unused and the scope was created with its kernels."
+  created: Boolean!
+}
+
+"The outcome of a total recall a mind waited for."
+type Recollection {
+  "The advisory's request id; trace(requestId) shows the whole chain."
+  originRequestId: ID!
+  "The recollection, when it arrived within the wait."
+  notification: TotalRecallNotification
+  "Why the Subconscious declined the recall (THROTTLED, SHUTTING_DOWN), when it did."
+  declined: String
+}
+
+"""
+A turn of a coding agent (Claude Code, Codex, ...) recorded as the session's memories in seed
+001's trimmed form: the prompt as one sent event and the final answer as one received event,
+in a thread per agent session, through the same path as importData(format: AGENT_SESSIONS) —
+idempotent on the ids, so recording a turn again, or importing the transcript later, adds
+nothing twice. A turn may be recorded in two calls, the prompt first and the answer later,
+when turnId names it.
+"""
+input TurnInput {
+  scopeId: ID!
+  "The agent's own session id (a hook's session_id)."
+  agentSessionId: String!
+  "The harness: claude-code, codex, ... (default agent)."
+  source: String
+  "The turn's id when the agent names one (Codex's turn_id); without it the answer's id names the turn."
+  turnId: String
+  "The user's prompt."
+  prompt: String
+  "The prompt's message id in the agent's transcript (default: derived from the turn, or the prompt)."
+  promptId: String
+  promptAt: Time
+  "The agent's final answer (tool calls and thinking left out)."
+  answer: String
+  "The answer's message id in the agent's transcript (default: derived from the turn, or the answer)."
+  answerId: String
+  answerAt: Time
+  model: String
+  "The folder the agent works in."
+  workspacePath: String
+  requestId: ID
+}
+
+extend type Query {
+  """
+  The notifications queued for a mind instance in a scope, oldest first (at most 100), without
+  handing them over. A notification for an instance is queued when it is published and leaves
+  the queue when takeNotifications, a push over MCP or a waiting totalRecall delivers it.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { queuedNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  queuedNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
+  """
+  A scope's story as a mind gets it where it starts (SessionContext.story): its newest chapters,
+  whole and in order, within maxTokens (bytes / 4; default the server's ` + "`" + `serve
+  --story-context-tokens` + "`" + `, at most 1,048,576); null before the first chapter. A coding agent's
+  session-start hook reads it when a session resumes or its context was compacted.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { storyContext(scopeId: "SCOPE_ID", maxTokens: 2000) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  storyContext(scopeId: ID!, maxTokens: Int): String
+}
+
+extend type Mutation {
+  """
+  The scope named by an id or by a name. An unused name creates the scope with its agent and
+  world kernels (concurrent calls with one new name create it once); of several scopes with the
+  name, the oldest is taken.
+  NOT_FOUND: an id of no scope.
+  Errors: INVALID_ARGUMENT, NOT_FOUND.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { resolveScope(scope: "my-project") { scope { id name } created } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  resolveScope(scope: String!): ResolvedScope!
+  """
+  A heartbeat that does not wait for its write (what a coding agent's hook sends with every
+  prompt): true at once when the instance has an active session, false when it has none (start
+  one); the beat — the last heartbeat, and the mode when given — is written moments later, as
+  heartbeat writes it.
+  Errors: INVALID_ARGUMENT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { keepAlive(instanceId: "claude-1", mode: TASK) }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  keepAlive(instanceId: ID!, mode: SessionMode): Boolean!
+  """
+  Hands over the notifications queued for a mind instance in a scope, oldest first (at most 100),
+  and clears them from the queue: two callers never both get one.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { takeNotifications(instanceId: "claude-1", scopeId: "SCOPE_ID") { __typename } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  takeNotifications(instanceId: ID!, scopeId: ID!): [Notification!]!
+  """
+  Advises a total recall from the given memories (as totalRecallAdvisory) and waits up to
+  waitSeconds (default 10, at most 60) for the recollection, which it returns; a recollection
+  returned here leaves the instance's queue. Without an answer within the wait it returns the
+  origin request id alone, and the recollection follows over notifications.
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { totalRecall(sourceMemoryIds: ["MEMORY_ID"], instanceId: "claude-1", waitSeconds: 10) {
+      originRequestId declined notification { depthReached recalled { depth memory { id content } } } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  totalRecall(sourceMemoryIds: [ID!]!, maxDepth: Int, instanceId: ID, waitSeconds: Int, sessionId: ID, requestId: ID): Recollection!
+  """
+  Records a coding agent's turn as the session's memories (see TurnInput).
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CONFLICT, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { recordTurn(input: {scopeId: "SCOPE_ID", agentSessionId: "abc", source: "claude-code",
+      prompt: "Fix the flaky test", answer: "Done: the test waited on a timer."}) { imported skipped } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  recordTurn(input: TurnInput!): ImportResult!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/explore.graphqls", Input: `# Exploring the graph: a scope's memories, episodes, facets, knowledge pages, skills, working
+# states and kernels as one graph, for the explorer page (/explore) and graph tools (the exports
+# at /export/{scopeId}.graphml|gexf|cyjs). Nothing here records a retrieval.
+
+"""
+What a node of the explored graph is. Errors: none (an output type).
+"""
+enum GraphNodeKind {
+  "A memory."
+  MEMORY
+  "An episode: a group of memories (or agent messages) chunked by an episode definition."
+  EPISODE
+  "A facet an analysis found in a memory or an episode (a person, an entity, a topic, ...)."
+  FACET
+  "A knowledge page."
+  KNOWLEDGE
+  "A skill."
+  SKILL
+  "A working state (transient, never truth)."
+  WORKING_STATE
+  "The scope's agent model kernel."
+  AGENT_KERNEL
+  "The scope's world model kernel."
+  WORLD_KERNEL
+  "A message of the agents ledger, grouped by an episode of agent turns."
+  AGENT_MESSAGE
+  "The tombstone of a removed artifact that references still point at."
+  REMOVED
+}
+
+"""
+What an edge of the explored graph stands for. Errors: none (an output type).
+"""
+enum GraphEdgeKind {
+  "An association between two memories; type is its AssociationType, strength its strength."
+  ASSOCIATION
+  "From an episode to a memory (or agent message) it groups."
+  EPISODE_MEMBER
+  "From a facet to the memory it was found in, else to its episode; type is the facet's type."
+  FACET
+  "A reference of the refgraph from its source to its target; type is its ReferenceType."
+  REFERENCE
+  "From a memory to the memory it was consolidated into."
+  CONSOLIDATION
+}
+
+"""
+A node of a scope's graph. Errors: none (an output type).
+"""
+type GraphNode {
+  "The artifact's own id (a memory's, an episode's, a facet's, ...)."
+  id: ID!
+  kind: GraphNodeKind!
+  "A short text to show: a memory's content, a page's title, a facet's type and value (at most 120 characters)."
+  label: String!
+  "A memory's tier; null for other kinds."
+  tier: Tier
+  "A memory's salience; null for other kinds."
+  salience: Float
+  "ACTIVE, ARCHIVED, REMOVED (a tombstone) or TRANSIENT (working state)."
+  state: EndState!
+  "When a memory happened, or when an episode starts; null for other kinds."
+  occurredAt: Time
+}
+
+"""
+An edge of a scope's graph between two of the subgraph's nodes. Errors: none (an output type).
+"""
+type GraphEdge {
+  "The id of the node the edge starts at (an association: as stored, either end)."
+  source: ID!
+  target: ID!
+  kind: GraphEdgeKind!
+  "The association type, reference type or facet type; null for membership and consolidation."
+  type: String
+  "An association's strength in 0..1; null for the other kinds."
+  strength: Float
+}
+
+"""
+A part of one scope's graph: every edge joins two of its nodes. Errors: none (an output type).
+"""
+type Subgraph {
+  nodes: [GraphNode!]!
+  edges: [GraphEdge!]!
+  "The limit left out nodes the query would otherwise have reached (ask again with a larger limit)."
+  truncated: Boolean!
+}
+
+"""
+One node of a scope's graph with the record behind it, read without recording a retrieval: the
+memory, knowledge page, skill, working state, kernel or episode (facets, agent messages and
+tombstones have their node alone). Errors: none (an output type).
+"""
+type GraphNodeDetail {
+  node: GraphNode!
+  memory: Memory
+  knowledge: Knowledge
+  skill: Skill
+  workingState: WorkingState
+  kernel: Kernel
+  episode: Episode
+}
+
+extend type Query {
+  """
+  The nodes within depth edges (0..4) of the seeds in one scope, walked breadth first: each
+  level's nodes strongest first (an association counts its strength, every other edge 0.5), at
+  most limit nodes (1..5000) with every followed edge between them; truncated when the limit
+  left nodes out. Seeds that are not nodes of the scope are left out (ids of another scope are
+  never read). types names the edges followed — association types (TEMPORAL, CAUSAL, THEMATIC,
+  EMOTIONAL, PERSON), reference types (SUPPORTS, DERIVED_FROM, DEPENDS_ON, CITES, CONTRADICTS) or
+  edge kinds (ASSOCIATION, EPISODE_MEMBER, FACET, REFERENCE, CONSOLIDATION); every edge when
+  omitted. minStrength (0..1) leaves out weaker associations; no floor unless asked.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, FORBIDDEN.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { neighborhood(scopeId: "SCOPE_ID", seeds: ["MEMORY_ID"], depth: 2, types: ["THEMATIC", "EPISODE_MEMBER"], limit: 100) {
+      nodes { id kind label tier salience state occurredAt }
+      edges { source target kind type strength }
+      truncated } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  neighborhood(scopeId: ID!, seeds: [ID!]!, depth: Int = 1, types: [String!], minStrength: Float,
+    limit: Int = 200): Subgraph!
+  """
+  The strongest path between two memories of one scope: the chain of at most maxDepth
+  associations (1..12) of least total cost, each association costing 1 − strength. Its nodes in
+  order from fromId, its edges in the same order (edge i joins node i and node i + 1); empty
+  when no chain is that short.
+
+  Errors: INVALID_ARGUMENT, NOT_FOUND, CROSS_SCOPE_REFERENCE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { path(fromId: "MEMORY_ID", toId: "OTHER_MEMORY_ID", maxDepth: 6) {
+      nodes { id label } edges { source target type strength } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  path(fromId: ID!, toId: ID!, maxDepth: Int = 6): Subgraph!
+  """
+  One node of the scope's graph with its record, for a person looking at it: loading it records
+  no retrieval (unlike memory). Null when the scope has no node with that id.
+
+  Errors: INVALID_ARGUMENT, FORBIDDEN.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { graphNode(scopeId: "SCOPE_ID", id: "MEMORY_ID") {
+      node { id kind label tier salience state }
+      memory { content tags claimed } episode { id } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  graphNode(scopeId: ID!, id: ID!): GraphNodeDetail
+}
+`, BuiltIn: false},
 	{Name: "../../schema/lifecycle.graphqls", Input: `# Artifacts and their lifecycle: knowledge, skills, working state, the refgraph and the digest
 # Seed 004's six artifact families, each artifact in exactly one scope: the two kernels, memories,
 # knowledge pages, skills and working state. References between artifacts form the refgraph;
@@ -6343,6 +7122,94 @@ type Subscription {
   memoryEvents(scopeId: ID!): MemoryEvent!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/security.graphqls", Input: `# API keys: who may call the server, on which scope. A key is shown once, when it is created;
+# the graph keeps only its hash. Under ` + "`" + `serve --auth` + "`" + ` every request carries one
+# (Authorization: Bearer trk_…, or the websocket's connection_init payload
+# {"authorization": "Bearer trk_…"}).
+
+"""
+What an API key may do. ADMIN: everything, on every scope, scopes and keys included. WRITE: read
+and change the one scope the key is bound to. READ: read that one scope.
+"""
+enum ApiKeyRole { ADMIN WRITE READ }
+
+"""
+An API key as the server keeps it: never its secret, which createApiKey shows once.
+"""
+type ApiKey {
+  id: ID!
+  name: String!
+  role: ApiKeyRole!
+  "The scope a WRITE or READ key is bound to; null for an ADMIN key."
+  scopeId: ID
+  createdAt: Time!
+  "When the key stops authenticating; null: never."
+  expiresAt: Time
+  "When the key was revoked; null while it is not."
+  revokedAt: Time
+  "The last time the key authenticated, to the minute (recorded at most once a minute); null: never used."
+  lastUsedAt: Time
+}
+
+"""
+A key just created, with its secret: store the secret now, it is never shown again.
+"""
+type NewApiKey {
+  "The key's id (for revokeApiKey and the lists)."
+  id: ID!
+  "The secret, trk_ and 43 characters: send it as Authorization: Bearer <key>."
+  key: String!
+  apiKey: ApiKey!
+}
+
+"""
+A key to create. role ADMIN takes no scopeId; WRITE and READ take exactly one.
+"""
+input ApiKeyInput {
+  scopeId: ID
+  role: ApiKeyRole!
+  "A name people recognise the key by (1..200 bytes)."
+  name: String!
+  "When the key stops authenticating (in the future); leave out for a key that does not expire."
+  expiresAt: Time
+}
+
+extend type Query {
+  """
+  Every API key, oldest first, revoked ones included (never a secret). ADMIN keys only.
+  Errors: FORBIDDEN, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  { apiKeys { id name role scopeId expiresAt revokedAt lastUsedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  apiKeys: [ApiKey!]!
+}
+
+extend type Mutation {
+  """
+  Creates an API key and returns its secret, shown this once; the graph keeps only its hash, and
+  every server of a cluster accepts it. Audited (ApiKeyCreated). ADMIN keys only.
+  Errors: FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { createApiKey(input: {role: WRITE, scopeId: "SCOPE_ID", name: "notes agent"}) { id key apiKey { role scopeId } } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  createApiKey(input: ApiKeyInput!): NewApiKey!
+  """
+  Revokes an API key: it authenticates nowhere from then on (on every server within the event
+  log's poll), and the websockets and subscriptions it holds are closed. Revoking a revoked key
+  changes nothing. Audited (ApiKeyRevoked). ADMIN keys only.
+  Errors: FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, UNAVAILABLE.
+
+  ` + "`" + `` + "`" + `` + "`" + `graphql
+  mutation { revokeApiKey(id: "KEY_ID") { id revokedAt } }
+  ` + "`" + `` + "`" + `` + "`" + `
+  """
+  revokeApiKey(id: ID!): ApiKey!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/story.graphqls", Input: `# The story of a mind (seed 003): the memories stored in a mind's sessions wait in their scope's
 # pending log until the Subconscious tells them as the next chapter of a first-person story — a
 # knowledge page of type NARRATIVE with DERIVED_FROM references to the memories it tells — and
@@ -6789,6 +7656,17 @@ func (ec *executionContext) field_Mutation_consolidate_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNApiKeyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐAPIKeyInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7050,10 +7928,37 @@ func (ec *executionContext) field_Mutation_importJournal_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_keepAlive_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mode", ec.unmarshalOSessionMode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSessionMode)
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reclassifyMemory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNReclassifyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReclassifyInput)
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordTurn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input", ec.unmarshalNTurnInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTurnInput)
 	if err != nil {
 		return nil, err
 	}
@@ -7069,6 +7974,17 @@ func (ec *executionContext) field_Mutation_removeReference_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resolveScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scope", ec.unmarshalNString2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg0
 	return args, nil
 }
 
@@ -7132,6 +8048,17 @@ func (ec *executionContext) field_Mutation_restoreSkill_args(ctx context.Context
 		return nil, err
 	}
 	args["sessionId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -7258,6 +8185,22 @@ func (ec *executionContext) field_Mutation_storeMemory_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_takeNotifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_totalRecallAdvisory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7286,6 +8229,42 @@ func (ec *executionContext) field_Mutation_totalRecallAdvisory_args(ctx context.
 		return nil, err
 	}
 	args["requestId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_totalRecall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sourceMemoryIds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["sourceMemoryIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "waitSeconds", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["waitSeconds"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "requestId", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg5
 	return args, nil
 }
 
@@ -7568,6 +8547,22 @@ func (ec *executionContext) field_Query_forkContext_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_graphNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7689,6 +8684,63 @@ func (ec *executionContext) field_Query_memory_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_neighborhood_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "seeds", ec.unmarshalNID2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["seeds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "depth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["depth"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "types", ec.unmarshalOString2ᚕstringᚄ)
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "minStrength", ec.unmarshalOFloat2ᚖfloat64)
+	if err != nil {
+		return nil, err
+	}
+	args["minStrength"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_path_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "fromId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["fromId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "toId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["toId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_pendingNarrative_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7733,6 +8785,22 @@ func (ec *executionContext) field_Query_promptContext_args(ctx context.Context, 
 		return nil, err
 	}
 	args["requestId"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_queuedNotifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "instanceId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["instanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg1
 	return args, nil
 }
 
@@ -7937,6 +9005,22 @@ func (ec *executionContext) field_Query_skills_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_storyContext_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scopeId", ec.unmarshalNID2string)
+	if err != nil {
+		return nil, err
+	}
+	args["scopeId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "maxTokens", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["maxTokens"] = arg1
 	return args, nil
 }
 
@@ -10099,6 +11183,238 @@ func (ec *executionContext) _AnalysisType_updatedAt(ctx context.Context, field g
 func (ec *executionContext) fieldContext_AnalysisType_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "AnalysisType",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_id(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_name(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_name,
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_role(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_role,
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		ec.marshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ApiKeyRole does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_scopeId(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_scopeId,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.ApiKey().ScopeID(ctx, obj)
+		},
+		nil,
+		ec.marshalOID2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_scopeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_createdAt,
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		ec.marshalNTime2timeᚐTime,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_expiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_expiresAt,
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_revokedAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_revokedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *domain.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ApiKey_lastUsedAt,
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_ApiKey_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -13165,6 +14481,741 @@ func (ec *executionContext) fieldContext_ForkContext_totalTokens(_ context.Conte
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_source(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_source,
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_target(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_target,
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_kind(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_kind,
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		ec.marshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type GraphEdgeKind does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_type(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_type,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphEdge().Type(ctx, obj)
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphEdge_strength(ctx context.Context, field graphql.CollectedField, obj *domain.GraphEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphEdge_strength,
+		func(ctx context.Context) (any, error) {
+			return obj.Strength, nil
+		},
+		nil,
+		ec.marshalOFloat2ᚖfloat64,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphEdge_strength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_id(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_kind(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_kind,
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		ec.marshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type GraphNodeKind does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_label(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_label,
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_tier(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_tier,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNode().Tier(ctx, obj)
+		},
+		nil,
+		ec.marshalOTier2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTier,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Tier does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_salience(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_salience,
+		func(ctx context.Context) (any, error) {
+			return obj.Salience, nil
+		},
+		nil,
+		ec.marshalOFloat2ᚖfloat64,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_salience(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_state(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_state,
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		ec.marshalNEndState2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEndState,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type EndState does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNode_occurredAt(ctx context.Context, field graphql.CollectedField, obj *domain.GraphNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNode_occurredAt,
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		ec.marshalOTime2ᚖtimeᚐTime,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNode_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Time does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_node(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_node,
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		ec.marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_GraphNode_id(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphNode_kind(ctx, field)
+			case "label":
+				return ec.fieldContext_GraphNode_label(ctx, field)
+			case "tier":
+				return ec.fieldContext_GraphNode_tier(ctx, field)
+			case "salience":
+				return ec.fieldContext_GraphNode_salience(ctx, field)
+			case "state":
+				return ec.fieldContext_GraphNode_state(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_GraphNode_occurredAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNode", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_memory(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_memory,
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		ec.marshalOMemory2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐMemory,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Memory_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Memory_scopeId(ctx, field)
+			case "content":
+				return ec.fieldContext_Memory_content(ctx, field)
+			case "kind":
+				return ec.fieldContext_Memory_kind(ctx, field)
+			case "tier":
+				return ec.fieldContext_Memory_tier(ctx, field)
+			case "suggestedTier":
+				return ec.fieldContext_Memory_suggestedTier(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Memory_metadata(ctx, field)
+			case "tags":
+				return ec.fieldContext_Memory_tags(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_Memory_occurredAt(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Memory_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Memory_updatedAt(ctx, field)
+			case "salience":
+				return ec.fieldContext_Memory_salience(ctx, field)
+			case "importance":
+				return ec.fieldContext_Memory_importance(ctx, field)
+			case "claimed":
+				return ec.fieldContext_Memory_claimed(ctx, field)
+			case "claimedAt":
+				return ec.fieldContext_Memory_claimedAt(ctx, field)
+			case "accessCount":
+				return ec.fieldContext_Memory_accessCount(ctx, field)
+			case "lastAccessedAt":
+				return ec.fieldContext_Memory_lastAccessedAt(ctx, field)
+			case "state":
+				return ec.fieldContext_Memory_state(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_Memory_sessionId(ctx, field)
+			case "version":
+				return ec.fieldContext_Memory_version(ctx, field)
+			case "consolidatedInto":
+				return ec.fieldContext_Memory_consolidatedInto(ctx, field)
+			case "consolidatedFrom":
+				return ec.fieldContext_Memory_consolidatedFrom(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Memory", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_knowledge(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_knowledge,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().Knowledge(ctx, obj)
+		},
+		nil,
+		ec.marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_knowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Knowledge_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Knowledge_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Knowledge_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Knowledge_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Knowledge_content(ctx, field)
+			case "tags":
+				return ec.fieldContext_Knowledge_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Knowledge_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Knowledge_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Knowledge_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Knowledge_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Knowledge_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Knowledge_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Knowledge_referencedBy(ctx, field)
+			case "journal":
+				return ec.fieldContext_Knowledge_journal(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_skill(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_skill,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().Skill(ctx, obj)
+		},
+		nil,
+		ec.marshalOSkill2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_skill(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Skill_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Skill_scopeId(ctx, field)
+			case "type":
+				return ec.fieldContext_Skill_type(ctx, field)
+			case "title":
+				return ec.fieldContext_Skill_title(ctx, field)
+			case "content":
+				return ec.fieldContext_Skill_content(ctx, field)
+			case "steps":
+				return ec.fieldContext_Skill_steps(ctx, field)
+			case "tags":
+				return ec.fieldContext_Skill_tags(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Skill_metadata(ctx, field)
+			case "state":
+				return ec.fieldContext_Skill_state(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Skill_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Skill_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_Skill_version(ctx, field)
+			case "references":
+				return ec.fieldContext_Skill_references(ctx, field)
+			case "referencedBy":
+				return ec.fieldContext_Skill_referencedBy(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_workingState(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_workingState,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.GraphNodeDetail().WorkingState(ctx, obj)
+		},
+		nil,
+		ec.marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_workingState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_WorkingState_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_WorkingState_scopeId(ctx, field)
+			case "title":
+				return ec.fieldContext_WorkingState_title(ctx, field)
+			case "content":
+				return ec.fieldContext_WorkingState_content(ctx, field)
+			case "metadata":
+				return ec.fieldContext_WorkingState_metadata(ctx, field)
+			case "sessionId":
+				return ec.fieldContext_WorkingState_sessionId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_WorkingState_createdAt(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_WorkingState_updatedAt(ctx, field)
+			case "version":
+				return ec.fieldContext_WorkingState_version(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type WorkingState", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_kernel(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_kernel,
+		func(ctx context.Context) (any, error) {
+			return obj.Kernel, nil
+		},
+		nil,
+		ec.marshalOKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_kernel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Kernel_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Kernel_scopeId(ctx, field)
+			case "family":
+				return ec.fieldContext_Kernel_family(ctx, field)
+			case "content":
+				return ec.fieldContext_Kernel_content(ctx, field)
+			case "updatedAt":
+				return ec.fieldContext_Kernel_updatedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Kernel", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GraphNodeDetail_episode(ctx context.Context, field graphql.CollectedField, obj *cortex.GraphNodeDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_GraphNodeDetail_episode,
+		func(ctx context.Context) (any, error) {
+			return obj.Episode, nil
+		},
+		nil,
+		ec.marshalOEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐEpisode,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_GraphNodeDetail_episode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GraphNodeDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Episode_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Episode_scopeId(ctx, field)
+			case "definitionId":
+				return ec.fieldContext_Episode_definitionId(ctx, field)
+			case "channel":
+				return ec.fieldContext_Episode_channel(ctx, field)
+			case "threadId":
+				return ec.fieldContext_Episode_threadId(ctx, field)
+			case "startTime":
+				return ec.fieldContext_Episode_startTime(ctx, field)
+			case "endTime":
+				return ec.fieldContext_Episode_endTime(ctx, field)
+			case "eventCount":
+				return ec.fieldContext_Episode_eventCount(ctx, field)
+			case "firstEventId":
+				return ec.fieldContext_Episode_firstEventId(ctx, field)
+			case "lastEventId":
+				return ec.fieldContext_Episode_lastEventId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Episode_createdAt(ctx, field)
+			case "memories":
+				return ec.fieldContext_Episode_memories(ctx, field)
+			case "agentMessages":
+				return ec.fieldContext_Episode_agentMessages(ctx, field)
+			case "facets":
+				return ec.fieldContext_Episode_facets(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Episode", field.Name)
 		},
 	}
 	return fc, nil
@@ -17345,6 +19396,259 @@ func (ec *executionContext) fieldContext_Mutation_associateMemories(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_resolveScope(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_resolveScope,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().ResolveScope(ctx, fc.Args["scope"].(string))
+		},
+		nil,
+		ec.marshalNResolvedScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_resolveScope(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scope":
+				return ec.fieldContext_ResolvedScope_scope(ctx, field)
+			case "created":
+				return ec.fieldContext_ResolvedScope_created(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ResolvedScope", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resolveScope_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_keepAlive,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().KeepAlive(ctx, fc.Args["instanceId"].(string), fc.Args["mode"].(*domain.SessionMode))
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_keepAlive(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_keepAlive_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_takeNotifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_takeNotifications,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().TakeNotifications(ctx, fc.Args["instanceId"].(string), fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_takeNotifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_takeNotifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_totalRecall(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_totalRecall,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().TotalRecall(ctx, fc.Args["sourceMemoryIds"].([]string), fc.Args["maxDepth"].(*int), fc.Args["instanceId"].(*string), fc.Args["waitSeconds"].(*int), fc.Args["sessionId"].(*string), fc.Args["requestId"].(*string))
+		},
+		nil,
+		ec.marshalNRecollection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_totalRecall(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "originRequestId":
+				return ec.fieldContext_Recollection_originRequestId(ctx, field)
+			case "notification":
+				return ec.fieldContext_Recollection_notification(ctx, field)
+			case "declined":
+				return ec.fieldContext_Recollection_declined(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Recollection", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_totalRecall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordTurn(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_recordTurn,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RecordTurn(ctx, fc.Args["input"].(model.TurnInput))
+		},
+		nil,
+		ec.marshalNImportResult2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐImportResult,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_recordTurn(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "scopeId":
+				return ec.fieldContext_ImportResult_scopeId(ctx, field)
+			case "adapter":
+				return ec.fieldContext_ImportResult_adapter(ctx, field)
+			case "events":
+				return ec.fieldContext_ImportResult_events(ctx, field)
+			case "imported":
+				return ec.fieldContext_ImportResult_imported(ctx, field)
+			case "skipped":
+				return ec.fieldContext_ImportResult_skipped(ctx, field)
+			case "threads":
+				return ec.fieldContext_ImportResult_threads(ctx, field)
+			case "associations":
+				return ec.fieldContext_ImportResult_associations(ctx, field)
+			case "sessions":
+				return ec.fieldContext_ImportResult_sessions(ctx, field)
+			case "messages":
+				return ec.fieldContext_ImportResult_messages(ctx, field)
+			case "turns":
+				return ec.fieldContext_ImportResult_turns(ctx, field)
+			case "toolCalls":
+				return ec.fieldContext_ImportResult_toolCalls(ctx, field)
+			case "episodes":
+				return ec.fieldContext_ImportResult_episodes(ctx, field)
+			case "facets":
+				return ec.fieldContext_ImportResult_facets(ctx, field)
+			case "embedded":
+				return ec.fieldContext_ImportResult_embedded(ctx, field)
+			case "problems":
+				return ec.fieldContext_ImportResult_problems(ctx, field)
+			case "tookMs":
+				return ec.fieldContext_ImportResult_tookMs(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ImportResult", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordTurn_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveKnowledge(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18872,6 +21176,114 @@ func (ec *executionContext) fieldContext_Mutation_embedMemories(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_createApiKey,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().CreateAPIKey(ctx, fc.Args["input"].(model.APIKeyInput))
+		},
+		nil,
+		ec.marshalNNewApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_NewApiKey_id(ctx, field)
+			case "key":
+				return ec.fieldContext_NewApiKey_key(ctx, field)
+			case "apiKey":
+				return ec.fieldContext_NewApiKey_apiKey(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type NewApiKey", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Mutation_revokeApiKey,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Mutation().RevokeAPIKey(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_consolidateStory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18996,6 +21408,111 @@ func (ec *executionContext) fieldContext_Mutation_importJournal(ctx context.Cont
 	if fc.Args, err = ec.field_Mutation_importJournal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_id(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_id,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_key(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_key,
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		ec.marshalNString2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NewApiKey_apiKey(ctx context.Context, field graphql.CollectedField, obj *model.NewAPIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_NewApiKey_apiKey,
+		func(ctx context.Context) (any, error) {
+			return obj.APIKey, nil
+		},
+		nil,
+		ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_NewApiKey_apiKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NewApiKey",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
 	}
 	return fc, nil
 }
@@ -20250,6 +22767,243 @@ func (ec *executionContext) fieldContext_Query_trace(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_trace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_queuedNotifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_queuedNotifications,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().QueuedNotifications(ctx, fc.Args["instanceId"].(string), fc.Args["scopeId"].(string))
+		},
+		nil,
+		ec.marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_queuedNotifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_queuedNotifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_storyContext(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_storyContext,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().StoryContext(ctx, fc.Args["scopeId"].(string), fc.Args["maxTokens"].(*int))
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_storyContext(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_storyContext_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_neighborhood(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_neighborhood,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Neighborhood(ctx, fc.Args["scopeId"].(string), fc.Args["seeds"].([]string), fc.Args["depth"].(*int), fc.Args["types"].([]string), fc.Args["minStrength"].(*float64), fc.Args["limit"].(*int))
+		},
+		nil,
+		ec.marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_neighborhood(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_Subgraph_nodes(ctx, field)
+			case "edges":
+				return ec.fieldContext_Subgraph_edges(ctx, field)
+			case "truncated":
+				return ec.fieldContext_Subgraph_truncated(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_neighborhood_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_path(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_path,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().Path(ctx, fc.Args["fromId"].(string), fc.Args["toId"].(string), fc.Args["maxDepth"].(*int))
+		},
+		nil,
+		ec.marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_path(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "nodes":
+				return ec.fieldContext_Subgraph_nodes(ctx, field)
+			case "edges":
+				return ec.fieldContext_Subgraph_edges(ctx, field)
+			case "truncated":
+				return ec.fieldContext_Subgraph_truncated(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_path_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_graphNode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_graphNode,
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.Query().GraphNode(ctx, fc.Args["scopeId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		ec.marshalOGraphNodeDetail2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐGraphNodeDetail,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_graphNode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "node":
+				return ec.fieldContext_GraphNodeDetail_node(ctx, field)
+			case "memory":
+				return ec.fieldContext_GraphNodeDetail_memory(ctx, field)
+			case "knowledge":
+				return ec.fieldContext_GraphNodeDetail_knowledge(ctx, field)
+			case "skill":
+				return ec.fieldContext_GraphNodeDetail_skill(ctx, field)
+			case "workingState":
+				return ec.fieldContext_GraphNodeDetail_workingState(ctx, field)
+			case "kernel":
+				return ec.fieldContext_GraphNodeDetail_kernel(ctx, field)
+			case "episode":
+				return ec.fieldContext_GraphNodeDetail_episode(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNodeDetail", field.Name)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_graphNode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21637,6 +24391,53 @@ func (ec *executionContext) fieldContext_Query_forkContext(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_apiKeys(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Query_apiKeys,
+		func(ctx context.Context) (any, error) {
+			return ec.resolvers.Query().APIKeys(ctx)
+		},
+		nil,
+		ec.marshalNApiKey2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKeyᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Query_apiKeys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_ApiKey_id(ctx, field)
+			case "name":
+				return ec.fieldContext_ApiKey_name(ctx, field)
+			case "role":
+				return ec.fieldContext_ApiKey_role(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_ApiKey_scopeId(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_ApiKey_createdAt(ctx, field)
+			case "expiresAt":
+				return ec.fieldContext_ApiKey_expiresAt(ctx, field)
+			case "revokedAt":
+				return ec.fieldContext_ApiKey_revokedAt(ctx, field)
+			case "lastUsedAt":
+				return ec.fieldContext_ApiKey_lastUsedAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_pendingNarrative(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22197,6 +24998,113 @@ func (ec *executionContext) fieldContext_RankedMemory_depth(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Recollection_originRequestId(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_originRequestId,
+		func(ctx context.Context) (any, error) {
+			return obj.OriginRequestID, nil
+		},
+		nil,
+		ec.marshalNID2string,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_originRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Recollection_notification(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_notification,
+		func(ctx context.Context) (any, error) {
+			return obj.Notification, nil
+		},
+		nil,
+		ec.marshalOTotalRecallNotification2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTotalRecallNotification,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_notification(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_TotalRecallNotification_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_TotalRecallNotification_scopeId(ctx, field)
+			case "instanceId":
+				return ec.fieldContext_TotalRecallNotification_instanceId(ctx, field)
+			case "timestamp":
+				return ec.fieldContext_TotalRecallNotification_timestamp(ctx, field)
+			case "context":
+				return ec.fieldContext_TotalRecallNotification_context(ctx, field)
+			case "recalled":
+				return ec.fieldContext_TotalRecallNotification_recalled(ctx, field)
+			case "depthReached":
+				return ec.fieldContext_TotalRecallNotification_depthReached(ctx, field)
+			case "originRequestId":
+				return ec.fieldContext_TotalRecallNotification_originRequestId(ctx, field)
+			case "sourceMemoryIds":
+				return ec.fieldContext_TotalRecallNotification_sourceMemoryIds(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type TotalRecallNotification", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Recollection_declined(ctx context.Context, field graphql.CollectedField, obj *model.Recollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Recollection_declined,
+		func(ctx context.Context) (any, error) {
+			return obj.Declined, nil
+		},
+		nil,
+		ec.marshalOString2ᚖstring,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Recollection_declined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Recollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
 		},
 	}
 	return fc, nil
@@ -22900,6 +25808,76 @@ func (ec *executionContext) fieldContext_ReflectionCandidate_strongestAssociatio
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Float does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResolvedScope_scope(ctx context.Context, field graphql.CollectedField, obj *model.ResolvedScope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ResolvedScope_scope,
+		func(ctx context.Context) (any, error) {
+			return obj.Scope, nil
+		},
+		nil,
+		ec.marshalNScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐScope,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ResolvedScope_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResolvedScope",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Scope_id(ctx, field)
+			case "name":
+				return ec.fieldContext_Scope_name(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Scope_createdAt(ctx, field)
+			case "agentKernel":
+				return ec.fieldContext_Scope_agentKernel(ctx, field)
+			case "worldKernel":
+				return ec.fieldContext_Scope_worldKernel(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Scope", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResolvedScope_created(ctx context.Context, field graphql.CollectedField, obj *model.ResolvedScope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_ResolvedScope_created,
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_ResolvedScope_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResolvedScope",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
 		},
 	}
 	return fc, nil
@@ -25154,6 +28132,121 @@ func (ec *executionContext) fieldContext_StoryChapter_knowledge(_ context.Contex
 				return ec.fieldContext_Knowledge_journal(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type Knowledge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_nodes(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_nodes,
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		ec.marshalNGraphNode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_GraphNode_id(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphNode_kind(ctx, field)
+			case "label":
+				return ec.fieldContext_GraphNode_label(ctx, field)
+			case "tier":
+				return ec.fieldContext_GraphNode_tier(ctx, field)
+			case "salience":
+				return ec.fieldContext_GraphNode_salience(ctx, field)
+			case "state":
+				return ec.fieldContext_GraphNode_state(ctx, field)
+			case "occurredAt":
+				return ec.fieldContext_GraphNode_occurredAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphNode", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_edges(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_edges,
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		ec.marshalNGraphEdge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeᚄ,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "source":
+				return ec.fieldContext_GraphEdge_source(ctx, field)
+			case "target":
+				return ec.fieldContext_GraphEdge_target(ctx, field)
+			case "kind":
+				return ec.fieldContext_GraphEdge_kind(ctx, field)
+			case "type":
+				return ec.fieldContext_GraphEdge_type(ctx, field)
+			case "strength":
+				return ec.fieldContext_GraphEdge_strength(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type GraphEdge", field.Name)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_truncated(ctx context.Context, field graphql.CollectedField, obj *domain.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_Subgraph_truncated,
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		ec.marshalNBoolean2bool,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Subgraph_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
 		},
 	}
 	return fc, nil
@@ -28733,6 +31826,54 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputApiKeyInput(ctx context.Context, obj any) (model.APIKeyInput, error) {
+	var it model.APIKeyInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "role", "name", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAssociateInput(ctx context.Context, obj any) (model.AssociateInput, error) {
 	var it model.AssociateInput
 	asMap := map[string]any{}
@@ -29622,6 +32763,117 @@ func (ec *executionContext) unmarshalInputStoreMemoryInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTurnInput(ctx context.Context, obj any) (model.TurnInput, error) {
+	var it model.TurnInput
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scopeId", "agentSessionId", "source", "turnId", "prompt", "promptId", "promptAt", "answer", "answerId", "answerAt", "model", "workspacePath", "requestId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scopeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopeId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScopeID = data
+		case "agentSessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentSessionId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentSessionID = data
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
+		case "turnId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("turnId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TurnID = data
+		case "prompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prompt"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Prompt = data
+		case "promptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("promptId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PromptID = data
+		case "promptAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("promptAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PromptAt = data
+		case "answer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Answer = data
+		case "answerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answerId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnswerID = data
+		case "answerAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answerAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnswerAt = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "workspacePath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workspacePath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkspacePath = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -30255,6 +33507,99 @@ func (ec *executionContext) _AnalysisType(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var apiKeyImplementors = []string{"ApiKey"}
+
+func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, obj *domain.APIKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiKey")
+		case "id":
+			out.Values[i] = ec._ApiKey_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ApiKey_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			out.Values[i] = ec._ApiKey_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiKey_scopeId(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._ApiKey_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ApiKey_expiresAt(ctx, field, obj)
+		case "revokedAt":
+			out.Values[i] = ec._ApiKey_revokedAt(ctx, field, obj)
+		case "lastUsedAt":
+			out.Values[i] = ec._ApiKey_lastUsedAt(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31358,6 +34703,325 @@ func (ec *executionContext) _ForkContext(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var graphEdgeImplementors = []string{"GraphEdge"}
+
+func (ec *executionContext) _GraphEdge(ctx context.Context, sel ast.SelectionSet, obj *domain.GraphEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphEdge")
+		case "source":
+			out.Values[i] = ec._GraphEdge_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "target":
+			out.Values[i] = ec._GraphEdge_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._GraphEdge_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphEdge_type(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "strength":
+			out.Values[i] = ec._GraphEdge_strength(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var graphNodeImplementors = []string{"GraphNode"}
+
+func (ec *executionContext) _GraphNode(ctx context.Context, sel ast.SelectionSet, obj *domain.GraphNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphNode")
+		case "id":
+			out.Values[i] = ec._GraphNode_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._GraphNode_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._GraphNode_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNode_tier(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "salience":
+			out.Values[i] = ec._GraphNode_salience(ctx, field, obj)
+		case "state":
+			out.Values[i] = ec._GraphNode_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "occurredAt":
+			out.Values[i] = ec._GraphNode_occurredAt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var graphNodeDetailImplementors = []string{"GraphNodeDetail"}
+
+func (ec *executionContext) _GraphNodeDetail(ctx context.Context, sel ast.SelectionSet, obj *cortex.GraphNodeDetail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, graphNodeDetailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GraphNodeDetail")
+		case "node":
+			out.Values[i] = ec._GraphNodeDetail_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memory":
+			out.Values[i] = ec._GraphNodeDetail_memory(ctx, field, obj)
+		case "knowledge":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_knowledge(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "skill":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_skill(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workingState":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._GraphNodeDetail_workingState(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kernel":
+			out.Values[i] = ec._GraphNodeDetail_kernel(ctx, field, obj)
+		case "episode":
+			out.Values[i] = ec._GraphNodeDetail_episode(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32926,6 +36590,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "resolveScope":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resolveScope(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keepAlive":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_keepAlive(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "takeNotifications":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_takeNotifications(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalRecall":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_totalRecall(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordTurn":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordTurn(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveKnowledge":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveKnowledge(ctx, field)
@@ -33101,6 +36800,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "consolidateStory":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_consolidateStory(ctx, field)
@@ -33109,6 +36822,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importJournal(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var newApiKeyImplementors = []string{"NewApiKey"}
+
+func (ec *executionContext) _NewApiKey(ctx context.Context, sel ast.SelectionSet, obj *model.NewAPIKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, newApiKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NewApiKey")
+		case "id":
+			out.Values[i] = ec._NewApiKey_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "key":
+			out.Values[i] = ec._NewApiKey_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "apiKey":
+			out.Values[i] = ec._NewApiKey_apiKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33552,6 +37314,110 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "queuedNotifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_queuedNotifications(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "storyContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_storyContext(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "neighborhood":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_neighborhood(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "path":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_path(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "graphNode":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_graphNode(ctx, field)
 				return res
 			}
 
@@ -34049,6 +37915,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "apiKeys":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_apiKeys(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "pendingNarrative":
 			field := field
 
@@ -34225,6 +38113,49 @@ func (ec *executionContext) _RankedMemory(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var recollectionImplementors = []string{"Recollection"}
+
+func (ec *executionContext) _Recollection(ctx context.Context, sel ast.SelectionSet, obj *model.Recollection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recollectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Recollection")
+		case "originRequestId":
+			out.Values[i] = ec._Recollection_originRequestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notification":
+			out.Values[i] = ec._Recollection_notification(ctx, field, obj)
+		case "declined":
+			out.Values[i] = ec._Recollection_declined(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34426,6 +38357,50 @@ func (ec *executionContext) _ReflectionCandidate(ctx context.Context, sel ast.Se
 			}
 		case "strongestAssociation":
 			out.Values[i] = ec._ReflectionCandidate_strongestAssociation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var resolvedScopeImplementors = []string{"ResolvedScope"}
+
+func (ec *executionContext) _ResolvedScope(ctx context.Context, sel ast.SelectionSet, obj *model.ResolvedScope) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resolvedScopeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResolvedScope")
+		case "scope":
+			out.Values[i] = ec._ResolvedScope_scope(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._ResolvedScope_created(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35229,6 +39204,55 @@ func (ec *executionContext) _StoryChapter(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._StoryChapter_knowledge(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.deferred, int32(len(deferred)))
+
+	for label, dfs := range deferred {
+		ec.processDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var subgraphImplementors = []string{"Subgraph"}
+
+func (ec *executionContext) _Subgraph(ctx context.Context, sel ast.SelectionSet, obj *domain.Subgraph) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subgraphImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Subgraph")
+		case "nodes":
+			out.Values[i] = ec._Subgraph_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._Subgraph_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Subgraph_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -36596,6 +40620,79 @@ func (ec *executionContext) marshalNAnalysisType2ᚖgithubᚗcomᚋtotalrecall�
 	return ec._AnalysisType(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApiKey2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v domain.APIKey) graphql.Marshaler {
+	return ec._ApiKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApiKey2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.APIKey) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v *domain.APIKey) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiKey(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApiKeyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐAPIKeyInput(ctx context.Context, v any) (model.APIKeyInput, error) {
+	res, err := ec.unmarshalInputApiKeyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx context.Context, v any) (domain.Role, error) {
+	var res domain.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApiKeyRole2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐRole(ctx context.Context, sel ast.SelectionSet, v domain.Role) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNArtifactFamily2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifactFamily(ctx context.Context, v any) (domain.ArtifactFamily, error) {
 	var res domain.ArtifactFamily
 	err := res.UnmarshalGQL(v)
@@ -37127,6 +41224,134 @@ func (ec *executionContext) marshalNForkContext2ᚖgithubᚗcomᚋtotalrecallᚋ
 	return ec._ForkContext(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGraphEdge2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.GraphEdge) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNGraphEdge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdge(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGraphEdge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdge(ctx context.Context, sel ast.SelectionSet, v *domain.GraphEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GraphEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind(ctx context.Context, v any) (domain.GraphEdgeKind, error) {
+	var res domain.GraphEdgeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGraphEdgeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphEdgeKind(ctx context.Context, sel ast.SelectionSet, v domain.GraphEdgeKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNGraphNode2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.GraphNode) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGraphNode2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNode(ctx context.Context, sel ast.SelectionSet, v *domain.GraphNode) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._GraphNode(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind(ctx context.Context, v any) (domain.GraphNodeKind, error) {
+	var res domain.GraphNodeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGraphNodeKind2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐGraphNodeKind(ctx context.Context, sel ast.SelectionSet, v domain.GraphNodeKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37282,7 +41507,7 @@ func (ec *executionContext) marshalNInvalidationView2githubᚗcomᚋtotalrecall�
 }
 
 func (ec *executionContext) unmarshalNJSON2map(ctx context.Context, v any) (map[string]any, error) {
-	res, err := graphql.UnmarshalMap(v)
+	res, err := scalars.UnmarshalJSON(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -37294,13 +41519,13 @@ func (ec *executionContext) marshalNJSON2map(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 	_ = sel
-	res := graphql.MarshalMap(v)
+	res := scalars.MarshalJSON(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNJournalFileInput2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐJournalFileInputᚄ(ctx context.Context, v any) ([]*model.JournalFileInput, error) {
@@ -37611,6 +41836,20 @@ func (ec *executionContext) marshalNMindSession2ᚖgithubᚗcomᚋtotalrecallᚋ
 	return ec._MindSession(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNNewApiKey2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey(ctx context.Context, sel ast.SelectionSet, v model.NewAPIKey) graphql.Marshaler {
+	return ec._NewApiKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNewApiKey2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNewAPIKey(ctx context.Context, sel ast.SelectionSet, v *model.NewAPIKey) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NewApiKey(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification(ctx context.Context, sel ast.SelectionSet, v model.Notification) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -37619,6 +41858,50 @@ func (ec *executionContext) marshalNNotification2githubᚗcomᚋtotalrecallᚋto
 		return graphql.Null
 	}
 	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotification2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Notification) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	var wg sync.WaitGroup
+	isLen1 := len(v) == 1
+	if !isLen1 {
+		wg.Add(len(v))
+	}
+	for i := range v {
+		i := i
+		fc := &graphql.FieldContext{
+			Index:  &i,
+			Result: &v[i],
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		f := func(i int) {
+			defer func() {
+				if r := recover(); r != nil {
+					ec.Error(ctx, ec.Recover(ctx, r))
+					ret = nil
+				}
+			}()
+			if !isLen1 {
+				defer wg.Done()
+			}
+			ret[i] = ec.marshalNNotification2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐNotification(ctx, sel, v[i])
+		}
+		if isLen1 {
+			f(i)
+		} else {
+			go f(i)
+		}
+
+	}
+	wg.Wait()
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPendingMemory2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐPendingMemoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*cortex.PendingMemory) graphql.Marshaler {
@@ -37824,6 +42107,20 @@ func (ec *executionContext) marshalNReasonCode2githubᚗcomᚋtotalrecallᚋtota
 func (ec *executionContext) unmarshalNReclassifyInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐReclassifyInput(ctx context.Context, v any) (model.ReclassifyInput, error) {
 	res, err := ec.unmarshalInputReclassifyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecollection2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection(ctx context.Context, sel ast.SelectionSet, v model.Recollection) graphql.Marshaler {
+	return ec._Recollection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRecollection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐRecollection(ctx context.Context, sel ast.SelectionSet, v *model.Recollection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Recollection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNReference2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReference(ctx context.Context, sel ast.SelectionSet, v domain.Reference) graphql.Marshaler {
@@ -38034,6 +42331,20 @@ func (ec *executionContext) marshalNReflectionReason2ᚕgithubᚗcomᚋtotalreca
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNResolvedScope2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope(ctx context.Context, sel ast.SelectionSet, v model.ResolvedScope) graphql.Marshaler {
+	return ec._ResolvedScope(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNResolvedScope2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResolvedScope(ctx context.Context, sel ast.SelectionSet, v *model.ResolvedScope) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ResolvedScope(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNResultReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐResultReason(ctx context.Context, v any) (model.ResultReason, error) {
@@ -38398,6 +42709,20 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNSubgraph2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph(ctx context.Context, sel ast.SelectionSet, v domain.Subgraph) graphql.Marshaler {
+	return ec._Subgraph(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSubgraph2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐSubgraph(ctx context.Context, sel ast.SelectionSet, v *domain.Subgraph) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Subgraph(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSupportView2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐSupportView(ctx context.Context, sel ast.SelectionSet, v cortex.SupportView) graphql.Marshaler {
 	return ec._SupportView(ctx, sel, &v)
 }
@@ -38427,23 +42752,23 @@ func (ec *executionContext) marshalNTier2githubᚗcomᚋtotalrecallᚋtotalrecal
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := scalars.MarshalTime(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -38455,13 +42780,13 @@ func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel
 		return graphql.Null
 	}
 	_ = sel
-	res := graphql.MarshalTime(*v)
+	res := scalars.MarshalTime(*v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
 		}
 	}
-	return res
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalNTouch2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐTouch(ctx context.Context, sel ast.SelectionSet, v domain.Touch) graphql.Marshaler {
@@ -38646,6 +42971,11 @@ func (ec *executionContext) marshalNTurnContext2ᚖgithubᚗcomᚋtotalrecallᚋ
 		return graphql.Null
 	}
 	return ec._TurnContext(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTurnInput2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTurnInput(ctx context.Context, v any) (model.TurnInput, error) {
+	res, err := ec.unmarshalInputTurnInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNWorkingMemory2githubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐWorkingMemory(ctx context.Context, sel ast.SelectionSet, v model.WorkingMemory) graphql.Marshaler {
@@ -39311,6 +43641,13 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalOGraphNodeDetail2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋcortexᚐGraphNodeDetail(ctx context.Context, sel ast.SelectionSet, v *cortex.GraphNodeDetail) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GraphNodeDetail(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39399,7 +43736,7 @@ func (ec *executionContext) unmarshalOJSON2map(ctx context.Context, v any) (map[
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalMap(v)
+	res, err := scalars.UnmarshalJSON(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -39408,9 +43745,8 @@ func (ec *executionContext) marshalOJSON2map(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 	_ = sel
-	_ = ctx
-	res := graphql.MarshalMap(v)
-	return res
+	res := scalars.MarshalJSON(v)
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚋjournalᚐSection(ctx context.Context, sel ast.SelectionSet, v *journal.Section) graphql.Marshaler {
@@ -39418,6 +43754,13 @@ func (ec *executionContext) marshalOJournalSection2ᚖgithubᚗcomᚋtotalrecall
 		return graphql.Null
 	}
 	return ec._JournalSection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOKernel2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐKernel(ctx context.Context, sel ast.SelectionSet, v *domain.Kernel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Kernel(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOKnowledge2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {
@@ -39948,7 +44291,7 @@ func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalars.UnmarshalTime(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -39957,9 +44300,15 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 		return graphql.Null
 	}
 	_ = sel
-	_ = ctx
-	res := graphql.MarshalTime(*v)
-	return res
+	res := scalars.MarshalTime(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOTotalRecallNotification2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋresolversᚋmodelᚐTotalRecallNotification(ctx context.Context, sel ast.SelectionSet, v *model.TotalRecallNotification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TotalRecallNotification(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOWorkingState2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *domain.Artifact) graphql.Marshaler {

@@ -24,6 +24,16 @@ type Notification interface {
 	GetContext() *domain.TransactionContext
 }
 
+// A key to create. role ADMIN takes no scopeId; WRITE and READ take exactly one.
+type APIKeyInput struct {
+	ScopeID *string     `json:"scopeId,omitempty"`
+	Role    domain.Role `json:"role"`
+	// A name people recognise the key by (1..200 bytes).
+	Name string `json:"name"`
+	// When the key stops authenticating (in the future); leave out for a key that does not expire.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
 type AssociateInput struct {
 	SourceID  string                 `json:"sourceId"`
 	TargetID  string                 `json:"targetId"`
@@ -118,6 +128,15 @@ type MemoryFilter struct {
 type Mutation struct {
 }
 
+// A key just created, with its secret: store the secret now, it is never shown again.
+type NewAPIKey struct {
+	// The key's id (for revokeApiKey and the lists).
+	ID string `json:"id"`
+	// The secret, trk_ and 43 characters: send it as Authorization: Bearer <key>.
+	Key    string         `json:"key"`
+	APIKey *domain.APIKey `json:"apiKey"`
+}
+
 type PromptContext struct {
 	// One memory per line: - [TIER YYYY-MM-DD] content.
 	Text string `json:"text"`
@@ -150,6 +169,16 @@ type ReclassifyInput struct {
 	SessionID *string        `json:"sessionId,omitempty"`
 }
 
+// The outcome of a total recall a mind waited for.
+type Recollection struct {
+	// The advisory's request id; trace(requestId) shows the whole chain.
+	OriginRequestID string `json:"originRequestId"`
+	// The recollection, when it arrived within the wait.
+	Notification *TotalRecallNotification `json:"notification,omitempty"`
+	// Why the Subconscious declined the recall (THROTTLED, SHUTTING_DOWN), when it did.
+	Declined *string `json:"declined,omitempty"`
+}
+
 type ReferenceInput struct {
 	SourceID  string         `json:"sourceId"`
 	Type      domain.RefType `json:"type"`
@@ -177,6 +206,13 @@ type ReflectionCandidate struct {
 	LastReinforcedAt     time.Time          `json:"lastReinforcedAt"`
 	AssociationCount     int                `json:"associationCount"`
 	StrongestAssociation float64            `json:"strongestAssociation"`
+}
+
+// A scope named by id or by name, and whether naming it created it.
+type ResolvedScope struct {
+	Scope *domain.Scope `json:"scope"`
+	// True when the name was unused and the scope was created with its kernels.
+	Created bool `json:"created"`
 }
 
 type SaveKnowledgeInput struct {
@@ -320,6 +356,36 @@ type Trace struct {
 	Messages []*domain.Event `json:"messages"`
 	// The causal tree (nest children in the query as deep as needed).
 	Roots []*cortex.TraceNode `json:"roots"`
+}
+
+// A turn of a coding agent (Claude Code, Codex, ...) recorded as the session's memories in seed
+// 001's trimmed form: the prompt as one sent event and the final answer as one received event,
+// in a thread per agent session, through the same path as importData(format: AGENT_SESSIONS) —
+// idempotent on the ids, so recording a turn again, or importing the transcript later, adds
+// nothing twice. A turn may be recorded in two calls, the prompt first and the answer later,
+// when turnId names it.
+type TurnInput struct {
+	ScopeID string `json:"scopeId"`
+	// The agent's own session id (a hook's session_id).
+	AgentSessionID string `json:"agentSessionId"`
+	// The harness: claude-code, codex, ... (default agent).
+	Source *string `json:"source,omitempty"`
+	// The turn's id when the agent names one (Codex's turn_id); without it the answer's id names the turn.
+	TurnID *string `json:"turnId,omitempty"`
+	// The user's prompt.
+	Prompt *string `json:"prompt,omitempty"`
+	// The prompt's message id in the agent's transcript (default: derived from the turn, or the prompt).
+	PromptID *string    `json:"promptId,omitempty"`
+	PromptAt *time.Time `json:"promptAt,omitempty"`
+	// The agent's final answer (tool calls and thinking left out).
+	Answer *string `json:"answer,omitempty"`
+	// The answer's message id in the agent's transcript (default: derived from the turn, or the answer).
+	AnswerID *string    `json:"answerId,omitempty"`
+	AnswerAt *time.Time `json:"answerAt,omitempty"`
+	Model    *string    `json:"model,omitempty"`
+	// The folder the agent works in.
+	WorkspacePath *string `json:"workspacePath,omitempty"`
+	RequestID     *string `json:"requestId,omitempty"`
 }
 
 // A scope's capacity-limited buffer of the memories most relevant to the current context.

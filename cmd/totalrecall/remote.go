@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/totalrecall/totalrecall/client"
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// The data commands' --server paths: the same work done by the running server that owns the
+// data folder, through package client, instead of opening the folder.
+
+func exportOverServer(server, out string, stdout io.Writer) error {
+	w := stdout
+	if out != "-" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	n, err := client.FromEnv(server).ExportDump(context.Background(), w)
+	if err != nil {
+		return err
+	}
+	if out != "-" {
+		fmt.Fprintf(stdout, "exported %d lines to %s\n", n, out)
+	}
+	return nil
+}
+
+func importDumpOverServer(ctx context.Context, server string, r io.Reader, stdout io.Writer) error {
+	n, err := client.FromEnv(server).ImportDump(ctx, r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d lines; the server's search index catches up when it next starts\n", n)
+	return nil
+}
+
+// maxImportData is the most importData takes in one request (resolvers.MaxImportDataBytes).
+const maxImportData = 32 << 20
+
+var importFormats = map[string]string{"locomo": "LOCOMO", "events": "EVENTS", "agents": "AGENT_SESSIONS"}
+
+// importOverServer is `import locomo|events|agents --server`: the file goes to importData.
+func importOverServer(ctx context.Context, server, kind, path string, r io.Reader, scopeID, adapter, requestID string, asJSON bool, stdout, stderr io.Writer) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxImportData+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxImportData {
+		return domain.Errorf(domain.ETOOLARGE, "import --server takes at most %d MiB; import a larger source with --store while the server is stopped", maxImportData>>20)
+	}
+	c := client.FromEnv(server)
+	if scopeID == "" {
+		var out struct {
+			S domain.Scope `json:"createScope"`
+		}
+		if err := c.Do(ctx, `mutation($n: String!) { createScope(name: $n) { id name } }`, map[string]any{"n": kind + " " + filepath.Base(path)}, &out); err != nil {
+			return err
+		}
+		scopeID = out.S.ID
+		fmt.Fprintf(stderr, "created scope %s\n", scopeID)
+	}
+	vars := map[string]any{"s": scopeID, "f": importFormats[kind], "d": string(data), "src": strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	if adapter != "" {
+		vars["a"] = adapter
+	}
+	if requestID != "" {
+		vars["r"] = requestID
+	}
+	var out struct {
+		R json.RawMessage `json:"importData"`
+	}
+	err = c.Do(ctx, `mutation($s: ID!, $f: ImportFormat!, $d: String!, $src: String, $a: String, $r: ID) {
+  importData(scopeId: $s, format: $f, data: $d, source: $src, adapter: $a, requestId: $r) {
+    scopeId adapter events imported skipped threads associations sessions messages turns toolCalls episodes facets embedded tookMs
+    problems { line record message } } }`, vars, &out)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printIndented(stdout, out.R)
+	}
+	var res struct {
+		ScopeID                                                                                                  string
+		Events, Imported, Skipped, Threads, Associations, Sessions, Messages, Turns, ToolCalls, Episodes, Facets int
+		TookMs                                                                                                   float64
+		Problems                                                                                                 []domain.SourceProblem
+	}
+	if err := json.Unmarshal(out.R, &res); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "scope %s: %d events (%d new, %d already imported), %d threads, %d associations, %d sessions, %d messages, %d turns, %d tool calls, %d episodes, %d facets in %s\n",
+		res.ScopeID, res.Events, res.Imported, res.Skipped, res.Threads, res.Associations, res.Sessions, res.Messages, res.Turns,
+		res.ToolCalls, res.Episodes, res.Facets, (time.Duration(res.TookMs * float64(time.Millisecond))).Round(time.Millisecond))
+	for _, p := range res.Problems {
+		where := p.Record
+		if p.Line > 0 {
+			where = fmt.Sprintf("line %d", p.Line)
+		}
+		fmt.Fprintf(stdout, "skipped %s: %s\n", where, p.Message)
+	}
+	return nil
+}
+
+func printIndented(w io.Writer, raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// forkOverServer is `fork --server`: the server's forkContext, printed as JSON.
+func forkOverServer(server, scope, query string, maxTurns int, stdout io.Writer) error {
+	vars := map[string]any{"q": query, "n": maxTurns}
+	if scope != "" {
+		vars["s"] = scope
+	}
+	var out struct {
+		F json.RawMessage `json:"forkContext"`
+	}
+	err := client.FromEnv(server).Do(context.Background(), `query($s: ID, $q: String!, $n: Int) { forkContext(scopeId: $s, query: $q, maxTurns: $n) {
+  query totalTokens relevantTurns { scopeId score tokens
+    turn { id scopeId sessionId sourceId parentTurnId queryMessageIds responseMessageId model tokenCount timestamp hasChildren toolCallCount sequence }
+    session { id scopeId sourceId source model project createdAt messageCount parentSessionId isSubagent workspacePath }
+    messages { id sessionId sourceId role content sequence timestamp }
+    toolCalls { id sessionId messageId sourceId toolName toolNumber paramsJson resultJson status childSessionId startedAt completedAt } } } }`, vars, &out)
+	if err != nil {
+		return err
+	}
+	return printIndented(stdout, out.F)
+}
+
+// analyzeOverServer is `analyze --server`: the server's analyzeEpisodes (with the server's models).
+func analyzeOverServer(server, scope, typ, definition string, force bool, stdout io.Writer) error {
+	vars := map[string]any{"s": scope, "t": typ, "f": force}
+	if definition != "" {
+		vars["d"] = definition
+	}
+	var out struct {
+		Runs []struct {
+			EpisodeID    string                `json:"episodeId"`
+			Status       domain.AnalysisStatus `json:"status"`
+			ErrorMessage string                `json:"errorMessage"`
+			Facets       []struct {
+				ID string `json:"id"`
+			} `json:"facets"`
+		} `json:"analyzeEpisodes"`
+	}
+	err := client.FromEnv(server).Do(context.Background(), `mutation($s: ID!, $t: String!, $d: ID, $f: Boolean) {
+  analyzeEpisodes(scopeId: $s, type: $t, definitionId: $d, force: $f) { episodeId status errorMessage facets { id } } }`, vars, &out)
+	if err != nil {
+		return err
+	}
+	counts := map[domain.AnalysisStatus]int{}
+	facets := 0
+	for _, r := range out.Runs {
+		counts[r.Status]++
+		facets += len(r.Facets)
+		if r.Status == domain.RunFailed {
+			fmt.Fprintf(stdout, "episode %s failed: %s\n", r.EpisodeID, r.ErrorMessage)
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %d runs completed, %d failed, %d facets\n", typ, counts[domain.RunCompleted], counts[domain.RunFailed], facets)
+	return nil
+}
+
+// embedOverServer is `embed --server`: the server's embedMemories, with the server's model.
+func embedOverServer(server, scope string, stdout io.Writer) error {
+	var out struct {
+		N int `json:"embedMemories"`
+	}
+	if err := client.FromEnv(server).Do(context.Background(), `mutation($s: ID!) { embedMemories(scopeId: $s) }`, map[string]any{"s": scope}, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "embedded %d memories\n", out.N)
+	return nil
+}
+
+// digestOverServer runs digest passes for one scope through a running server, as digestScope
+// does in-process: a propose pass (also when archiving what it proposes), then an archive and
+// remove pass.
+func digestOverServer(ctx context.Context, server, scope, archive string, remove []string, staleAfter time.Duration) ([]*domain.DigestReport, error) {
+	c := client.FromEnv(server)
+	const q = `mutation($in: DigestInput!) { runDigest(input: $in) { id scopeId at evaluated archived removed staleAfterDays
+		proposals { artifactId family reasons { code detail referenceIds } } } }`
+	days := staleAfter.Hours() / 24
+	call := func(in map[string]any) (*domain.DigestReport, error) {
+		in["scopeId"], in["staleAfterDays"] = scope, days
+		var r struct {
+			D struct {
+				ID, ScopeID       string
+				At                time.Time
+				Evaluated         int
+				Archived, Removed []string
+				StaleAfterDays    float64
+				Proposals         []domain.Proposal
+			} `json:"runDigest"`
+		}
+		if err := c.Do(ctx, q, map[string]any{"in": in}, &r); err != nil {
+			return nil, err
+		}
+		d := r.D
+		return &domain.DigestReport{ID: d.ID, ScopeID: d.ScopeID, At: d.At, Evaluated: d.Evaluated, Proposals: d.Proposals,
+			Archived: d.Archived, Removed: d.Removed, StaleAfter: time.Duration(d.StaleAfterDays * float64(24*time.Hour))}, nil
+	}
+	var out []*domain.DigestReport
+	in := map[string]any{"remove": remove}
+	switch {
+	case archive == "proposed" || (archive == "" && len(remove) == 0):
+		rep, err := call(map[string]any{"propose": true})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rep)
+		if archive == "proposed" {
+			var a []string
+			for _, p := range rep.Proposals {
+				a = append(a, p.ArtifactID)
+			}
+			in["archive"] = a
+		}
+	case archive != "":
+		in["archive"] = strings.Split(archive, ",")
+	}
+	a, _ := in["archive"].([]string)
+	if len(a) == 0 && len(remove) == 0 {
+		return out, nil
+	}
+	rep, err := call(in)
+	if err != nil {
+		return out, err
+	}
+	return append(out, rep), nil
+}
