@@ -98,8 +98,14 @@ type evalResult struct {
 type storePath struct {
 	Overall    *recallSums
 	ByCategory map[int]*recallSums
-	Took       time.Duration
-	Settle     time.Duration
+	// Raw is raw Bleve full-text search of the stored scopes' index; Variants the same questions
+	// through the previous method, without spreading activation, and with its weight halved and
+	// doubled (storeVariants).
+	Raw      *recallSums
+	RawByCat map[int]*recallSums
+	Variants []*evalVariant
+	Took     time.Duration
+	Settle   time.Duration
 }
 
 // engineAlone is what the engine alone spends on an import: the commits made while the
@@ -338,7 +344,11 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	}
 	stopQuestions()
 	if o.viaStore {
-		if out.Store, err = storeRound(ctx, cx, parsed, stderr, verbose); err != nil {
+		sv, err := storeVariants(st, idx, sf.mnemonic.Embedder, out.Variants)
+		if err != nil {
+			return nil, err
+		}
+		if out.Store, err = storeRound(ctx, cx, idx, sv, parsed, stderr, verbose); err != nil {
 			return nil, err
 		}
 	}
@@ -423,8 +433,8 @@ func importRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo
 // as sessionId and the session's date plus the turn's position (a minute a turn) as occurredAt —
 // nothing else. Once the consumers have connected what was stored, every question is asked of
 // those scopes.
-func storeRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
-	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}}
+func storeRound(ctx context.Context, cx *cortex.Cortex, idx domain.Index, variants []*evalVariant, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
+	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}, Raw: &recallSums{}, RawByCat: map[int]*recallSums{}, Variants: variants}
 	var convs []evalConv
 	for _, c := range parsed {
 		sc, err := cx.CreateScope(ctx, "locomo "+c.Name+" (stored)", cortex.Meta{})
@@ -465,6 +475,29 @@ func storeRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo,
 			}
 			for _, sums := range []*recallSums{out.Overall, cat(out.ByCategory, q.Category)} {
 				sums.add(ranked, q.Evidence)
+			}
+			hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: evalKs[len(evalKs)-1],
+				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
+			if err != nil {
+				return nil, err
+			}
+			raw := make([]string, 0, len(hits))
+			for _, h := range hits {
+				raw = append(raw, cv.dia[h.ID])
+			}
+			for _, sums := range []*recallSums{out.Raw, cat(out.RawByCat, q.Category)} {
+				sums.add(raw, q.Evidence)
+			}
+			for _, v := range variants {
+				rs, err := v.rec.Search(ctx, recall.Query{ScopeID: cv.scope, Text: q.Question, MaxResults: evalKs[len(evalKs)-1]})
+				if err != nil {
+					return nil, fmt.Errorf("search %q (%s): %w", q.Question, v.name, err)
+				}
+				vr := make([]string, 0, len(rs))
+				for _, r := range rs {
+					vr = append(vr, cv.dia[r.Memory.ID])
+				}
+				v.add(q.Category, vr, q.Evidence)
 			}
 			if verbose {
 				missedAt10(stderr, cv.c.Name+" stored", q, ranked)
@@ -512,25 +545,35 @@ func printEval(w io.Writer, r *evalResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	section := func(title string, overall *recallSums, byCat map[int]*recallSums) {
+	section := func(title string, overall *recallSums, byCat map[int]*recallSums, raw *recallSums, rawByCat map[int]*recallSums) {
 		if title != "" {
 			fmt.Fprintln(w, title)
 		}
-		row("overall", overall, r.Raw)
+		row("overall", overall, raw)
 		for c := 1; c <= 4; c++ {
 			if s, ok := byCat[c]; ok {
-				row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
+				row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, cat(rawByCat, c))
 			}
 		}
 	}
 	if r.Store == nil {
-		section("", r.Overall, r.ByCategory)
+		section("", r.Overall, r.ByCategory, r.Raw, r.RawByCat)
 	} else {
-		section("via import (ingest locomo)", r.Overall, r.ByCategory)
-		section("via store (one storeMemory call per turn)", r.Store.Overall, r.Store.ByCategory)
+		section("via import (ingest locomo)", r.Overall, r.ByCategory, r.Raw, r.RawByCat)
+		section("via store (one storeMemory call per turn)", r.Store.Overall, r.Store.ByCategory, r.Store.Raw, r.Store.RawByCat)
 		fmt.Fprintf(w, "%-24s %8.3f   recall@10 via store − via import\n", "difference @10", r.Store.Overall.at(2)-r.Overall.at(2))
 	}
 	printVariants(w, r)
+	if r.Store != nil && len(r.Store.Variants) > 0 {
+		fmt.Fprintln(w)
+		printVariantRows(w, r.Store.Variants, "same storeMemory calls")
+		// The Wg rows vary the variant with spreading activation, not the ranking as used.
+		for _, v := range r.Store.Variants {
+			if v.group == "" && v.sums != nil && strings.HasPrefix(v.name, "with spreading activation") {
+				printSensitivity(w, r.Store.Variants, v.sums, v.byCat, " via store, of spreading activation", fmt.Sprintf("at Wg %g", spreadWeight))
+			}
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-44s %12s   %s\n", "speed", "totalrecall", "raw baseline (same run)")
 	fmt.Fprintf(w, "%-44s %10.0f/s   %8.0f/s raw Bleve batch indexing of the same texts\n", fmt.Sprintf("import, end to end (turns; median of %d)", r.Rounds),

@@ -79,6 +79,36 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 	return out, nil
 }
 
+// spreadWeight is the weight Wg of spreading activation the eval measures where it has something
+// to spread over: off in the ranking (recall.WAssociate is 0, it did not help), the eval shows what
+// it would do, and with it halved and doubled.
+const spreadWeight = 0.5
+
+// storeVariants are the variants asked of the conversations stored through storeMemory, where
+// the Synapse made PERSON and THEMATIC associations (an import makes none): the previous method
+// (the import's first variant, with sums of its own here), and the ranking with spreading
+// activation over those associations at Wg = spreadWeight, halved and doubled.
+func storeVariants(st domain.Store, idx domain.Index, emb domain.Embedder, imported []*evalVariant) ([]*evalVariant, error) {
+	var out []*evalVariant
+	if len(imported) > 0 {
+		out = append(out, &evalVariant{name: imported[0].name, rec: imported[0].rec})
+	}
+	lex, err := lexicon.New()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range []float64{1, 0.5, 2} {
+		w := recall.DefaultWeights
+		w.Associate = spreadWeight * f
+		v := &evalVariant{name: fmt.Sprintf("with spreading activation (Wg %g)", spreadWeight), rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Lexicon: lex, Weights: &w}}
+		if f != 1 {
+			v.name, v.group, v.factor = fmt.Sprintf("Wg (association) ×%g", f), "Wg (association)", f
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func (v *evalVariant) add(category int, ranked, evidence []string) {
 	if v.sums == nil {
 		v.sums, v.byCat = &recallSums{}, map[int]*recallSums{}
@@ -93,13 +123,45 @@ func printVariants(w io.Writer, r *evalResult) {
 	if len(r.Variants) == 0 {
 		return
 	}
-	at10 := 2 // index of k=10 in evalKs
 	fmt.Fprintln(w)
-	for _, v := range r.Variants {
+	printVariantRows(w, r.Variants, "same import")
+	printSensitivity(w, r.Variants, r.Overall, r.ByCategory, "", "as used")
+}
+
+// printSensitivity prints the sensitivity rows of variants: recall@10 overall and per category
+// with each weight halved and doubled, beside the ranking as used (overall, byCat).
+func printSensitivity(w io.Writer, variants []*evalVariant, overall *recallSums, byCat map[int]*recallSums, path, base string) {
+	at10 := 2 // index of k=10 in evalKs
+	var sens []*evalVariant
+	for _, v := range variants {
+		if v.group != "" && v.sums != nil {
+			sens = append(sens, v)
+		}
+	}
+	if len(sens) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nsensitivity%s: recall@10 with one weight halved / doubled (%s: overall %.3f, multi-hop %.3f)\n",
+		path, base, overall.at(at10), cat(byCat, 1).at(at10))
+	fmt.Fprintf(w, "%-18s %15s %15s %15s %15s %15s\n", "weight", "overall", "multi-hop", "temporal", "open-domain", "single-hop")
+	for i := 0; i+1 < len(sens); i += 2 {
+		h, d := sens[i], sens[i+1]
+		fmt.Fprintf(w, "%-18s %7.3f/%.3f", h.group, h.sums.at(at10), d.sums.at(at10))
+		for c := 1; c <= 4; c++ {
+			fmt.Fprintf(w, " %7.3f/%.3f", cat(h.byCat, c).at(at10), cat(d.byCat, c).at(at10))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// printVariantRows prints recall@k overall and per category of each variant that is not a
+// sensitivity row (the previous method, without the embedder, without spreading activation).
+func printVariantRows(w io.Writer, variants []*evalVariant, path string) {
+	for _, v := range variants {
 		if v.group != "" || v.sums == nil {
 			continue
 		}
-		fmt.Fprintf(w, "%s, same import, same run\n", v.name)
+		fmt.Fprintf(w, "%s, %s, same run\n", v.name, path)
 		fmt.Fprintf(w, "%-24s", "overall")
 		for i := range evalKs {
 			fmt.Fprintf(w, " %8.3f", v.sums.at(i))
@@ -114,25 +176,5 @@ func printVariants(w io.Writer, r *evalResult) {
 				fmt.Fprintln(w)
 			}
 		}
-	}
-	var sens []*evalVariant
-	for _, v := range r.Variants {
-		if v.group != "" && v.sums != nil {
-			sens = append(sens, v)
-		}
-	}
-	if len(sens) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nsensitivity: recall@10 with one weight halved / doubled (as used: overall %.3f, multi-hop %.3f)\n",
-		r.Overall.at(at10), cat(r.ByCategory, 1).at(at10))
-	fmt.Fprintf(w, "%-18s %15s %15s %15s %15s %15s\n", "weight", "overall", "multi-hop", "temporal", "open-domain", "single-hop")
-	for i := 0; i+1 < len(sens); i += 2 {
-		h, d := sens[i], sens[i+1]
-		fmt.Fprintf(w, "%-18s %7.3f/%.3f", h.group, h.sums.at(at10), d.sums.at(at10))
-		for c := 1; c <= 4; c++ {
-			fmt.Fprintf(w, " %7.3f/%.3f", cat(h.byCat, c).at(at10), cat(d.byCat, c).at(at10))
-		}
-		fmt.Fprintln(w)
 	}
 }

@@ -29,7 +29,12 @@ import (
 //	        it, else Wn                                       Wn = 0.5, Wa = 1.0
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
-//	r(d)  = t(d) + n(d) + We·e(d)                             We = 0.4
+//	g(d)  = max over PERSON and THEMATIC associations j of d of  strength·t(j)
+//	                                                           spreading activation: what is
+//	        associated with a match (the same person, the same thing) is reached by it
+//	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d)                   We = 0.4, Wg = 0 (off: measured
+//	        on LoCoMo stored through storeMemory, Wg = 0.25, 0.5 and 1.0 lose single-hop questions
+//	        more than they gain multi-hop ones; see docs/recall.md)
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
 //	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
@@ -71,6 +76,10 @@ const (
 	WTold      = 1.0
 	WWhen      = 0.3
 	WOrder     = 0.5
+	WAssociate = 0.0
+	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
+	// associations as candidates.
+	AssociateFanout = 20
 	// OrderSpan is how long after (or before) the anchor of "after X" a memory still gains.
 	OrderSpan = 60 * 24 * time.Hour
 	RRFK      = 60.0
@@ -89,12 +98,12 @@ const (
 // Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
 // An evaluation varies them one at a time to show how much the recall depends on each.
 type Weights struct {
-	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical float64
+	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate float64
 }
 
 // DefaultWeights are the documented weights.
 var DefaultWeights = Weights{Neighbour: WNeighbour, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
-	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical}
+	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate}
 
 // Reasons of hits ranked in context.
 const (
@@ -270,6 +279,19 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			addCand(it)
 		}
 	}
+	// Spreading activation: what the best matches are associated with (the same person, the
+	// same thing) joins the candidates, though its words may say nothing of the query.
+	if wt.Associate > 0 {
+		for _, id := range seeds[:min(n0, AssociateFanout)] {
+			if mc := mctx[id]; mc != nil {
+				for _, a := range mc.Associated {
+					if a.Strength >= MinStrength {
+						addCand(a.ID)
+					}
+				}
+			}
+		}
+	}
 	ms := []*domain.Memory{}
 	if len(seeds) > n0 {
 		var more map[string]*domain.MemoryContext
@@ -324,6 +346,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		loaded[c.Memory.ID] = c.Memory
 	}
 	rel := make(map[*RankedMemory]float64, len(cands))
+	via := map[*RankedMemory]*domain.Association{}
 	top := 0.0
 	for _, c := range cands {
 		v := c.TextScore
@@ -347,6 +370,19 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 				}
 			}
 			v += nb + wt.Episode*ep
+			if wt.Associate > 0 {
+				g, from := 0.0, domain.Neighbour{}
+				for _, a := range mc.Associated {
+					if t := textOf.of(a.ID); a.Strength*t > g {
+						g, from = a.Strength*t, a
+					}
+				}
+				v += wt.Associate * g
+				if g > 0 && wt.Associate*g > nb+wt.Episode*ep {
+					// Reached above all through an association: the result names it.
+					via[c] = &domain.Association{SourceID: from.ID, TargetID: c.Memory.ID, ScopeID: q.ScopeID, Type: from.Type, Strength: from.Strength}
+				}
+			}
 		}
 		if len(persons) > 0 {
 			if sp, _ := analysis.SpeakerOf(c.Memory); sp != "" && persons[strings.ToLower(sp)] {
@@ -385,6 +421,9 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		if c.Reason == ReasonText {
 			if _, hit := textOf.lookup(c.Memory.ID); !hit {
 				c.Reason = ReasonContext
+				if a := via[c]; a != nil {
+					c.Reason, c.Via, c.Activation = ReasonAssociation, a, c.TextScore
+				}
 			} else if textOf.lexicalOnly(c.Memory.ID) {
 				c.Reason = ReasonLexical
 			}

@@ -449,3 +449,36 @@ func TestFlashbacksRankByTheBestHit(t *testing.T) {
 		t.Fatalf("10 flashbacks asked the index for %d, want 30 (%v)", w.limits[1], err)
 	}
 }
+
+// With Wg > 0 the ranking in context follows the PERSON and THEMATIC associations of its best
+// matches: a memory sharing no word with the query comes in through them, says so, and names the
+// association; off (the default), it does not.
+func TestSpreadingActivationInContext(t *testing.T) {
+	w := newWorld()
+	w.add("hit", "", 5, 0, day0)
+	w.add("z", "", 1, 0, day0)      // the weakest hit: t = 0
+	w.add("friend", "", 0, 0, day0) // no word of the query
+	w.add("theme", "", 0, 0, day0)
+	w.ctx["hit"].Associated = []domain.Neighbour{{ID: "friend", Type: domain.AssocPerson, Strength: 0.8},
+		{ID: "theme", Type: domain.AssocThematic, Strength: 0.4}}
+	w.ctx["friend"].Associated = []domain.Neighbour{{ID: "hit", Type: domain.AssocPerson, Strength: 0.8}}
+	w.ctx["theme"].Associated = []domain.Neighbour{{ID: "hit", Type: domain.AssocThematic, Strength: 0.4}}
+	if got := w.search(t, "query", nil); got["friend"] != nil || got["theme"] != nil || len(got) != 2 {
+		t.Fatalf("Wg 0 (the default): %v", fmt.Sprint(got))
+	}
+	wt := DefaultWeights
+	wt.Associate = 0.5
+	got := w.searchWith(t, &Recall{Store: w, Index: worldIndex{w: w}, Weights: &wt}, Query{ScopeID: scope, Text: "query", MaxResults: 10})
+	// r(friend) = Wg · 0.8 · t(hit) = 0.4 of r(hit) = 1; "theme" is weaker than MinStrength.
+	f := got["friend"]
+	if f == nil || f.Reason != ReasonAssociation || !near(f.TextScore, 0.4) || !near(f.Activation, 0.4) || !near(f.Score, 0.7*0.4) ||
+		f.Via == nil || f.Via.SourceID != "hit" || f.Via.TargetID != "friend" || f.Via.Type != domain.AssocPerson || !near(f.Via.Strength, 0.8) {
+		t.Fatalf("friend = %+v", f)
+	}
+	if h := got["hit"]; h == nil || h.Reason != ReasonText || h.Via != nil || !near(h.TextScore, 1) {
+		t.Fatalf("hit = %+v", h)
+	}
+	if got["theme"] != nil || len(got) != 3 {
+		t.Fatalf("results %v: an association weaker than MinStrength was followed", fmt.Sprint(got))
+	}
+}
