@@ -117,6 +117,10 @@ type IndexQuery struct {
 	// more than four distinct words, only the four found in the fewest documents are searched:
 	// the words that occur everywhere cost the most and say the least.
 	WordsOnly bool
+	// Expansions are words and phrases the text may mean (Lexicon): their best matches are
+	// found by a query of their own, each weighted by its Weight, and returned beside the
+	// text's hits with their score in IndexHit.Lexical. Only those found in the index count.
+	Expansions []Expansion
 	// MaxWords, with WordsOnly, is how many of the rarest words are searched instead of four
 	// (0: four).
 	MaxWords int
@@ -130,6 +134,9 @@ type IndexQuery struct {
 type IndexHit struct {
 	ID    string
 	Score float64
+	// Lexical is the hit's score for the query's expansions (0 when it matched none of them, or
+	// none were given), on a scale of its own: comparable with other hits' Lexical only.
+	Lexical float64
 }
 
 // Index is the full-text index, derived from the event log. Safe for concurrent use.

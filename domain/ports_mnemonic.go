@@ -142,11 +142,15 @@ type MemoryContext struct {
 	Episodes []string
 	// Temporal are its TEMPORAL neighbours (the events just before and after it).
 	Temporal []Neighbour
+	// Associated are its PERSON and THEMATIC associations (the memories naming the same person,
+	// about the same thing), either direction: what spreading activation in search follows.
+	Associated []Neighbour
 }
 
 // Clone returns a copy that shares nothing with c.
 func (c *MemoryContext) Clone() *MemoryContext {
-	return &MemoryContext{Episodes: append([]string(nil), c.Episodes...), Temporal: append([]Neighbour(nil), c.Temporal...)}
+	return &MemoryContext{Episodes: append([]string(nil), c.Episodes...), Temporal: append([]Neighbour(nil), c.Temporal...),
+		Associated: append([]Neighbour(nil), c.Associated...)}
 }
 
 // RecallContextReader is the store capability Recall ranks with beyond the text: episodes and

@@ -285,7 +285,7 @@ func (c *readCache) contexts(ids []string) (map[string]*cachedContext, []string)
 }
 
 func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
-	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal))
+	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal)+len(cc.ctx.Associated))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.ctxs, e, id, cc.uid, cc, true)

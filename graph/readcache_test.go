@@ -279,6 +279,27 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 			t.Fatalf("context of memory %d after an association: %+v", pair[0], c)
 		}
 	}
+	// A PERSON association shows from both ends among Associated, not among Temporal; the
+	// cached contexts are dropped by the write.
+	if _, err := s.Associate(ctx, domain.Request{}, ms[0].ID, ms[2].ID, domain.AssocPerson,
+		func(cur *domain.Association, src, dst *domain.Memory) (*domain.Association, []*domain.Event, error) {
+			return &domain.Association{SourceID: src.ID, TargetID: dst.ID, ScopeID: scope.ID, Type: domain.AssocPerson,
+				Strength: 0.625, UpdatedAt: at}, nil, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if mc, err = s.MemoryContexts(ctx, scope.ID, ids); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]int{{0, 2}, {2, 0}} {
+		c := mc[ids[pair[0]]]
+		if c == nil || len(c.Associated) != 1 || c.Associated[0] != (domain.Neighbour{ID: ids[pair[1]], Type: domain.AssocPerson, Strength: 0.625}) {
+			t.Fatalf("context of memory %d after a PERSON association: %+v", pair[0], c)
+		}
+	}
+	if c := mc[ids[2]]; len(c.Temporal) != 1 || c.Temporal[0].ID != ids[1] {
+		t.Fatalf("context of memory 2: %+v", c)
+	}
 	if other, err := s.MemoryContexts(ctx, domain.NewID(), ids); err != nil || len(other) != 0 {
 		t.Fatalf("contexts asked in another scope: %v, %v", other, err)
 	}

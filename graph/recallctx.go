@@ -10,7 +10,8 @@ import (
 )
 
 // MemoryContexts returns, for each of ids that is a memory of scope, the episodes grouping it and
-// its TEMPORAL neighbours — one query for all candidates of a search.
+// its TEMPORAL neighbours, PERSON and THEMATIC associations — one query for all candidates of a
+// search.
 func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string) (map[string]*domain.MemoryContext, error) {
 	out := map[string]*domain.MemoryContext{}
 	ids = validIDs(ids)
@@ -36,12 +37,18 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 		defer s.cache.end(e)
 	}
 	pred := assocPred(domain.AssocTemporal)
+	spread := []domain.AssociationType{domain.AssocPerson, domain.AssocThematic}
+	edgesQ := ""
+	for _, t := range spread {
+		p := assocPred(t)
+		edgesQ += " " + p + " @facets(strength) { tr.id } ~" + p + " @facets(strength) { tr.id }"
+	}
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
 	// Kind and scope are checked here: eq filters would read their whole index posting lists.
 	q := `{ q(func: eq(tr.id, ` + idList(miss) + `)) {
-		uid tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id } } }`
+		uid tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id }` + edgesQ + ` } }`
 	if err := s.read(ctx, q, nil, &r); err != nil {
 		return nil, err
 	}
@@ -69,6 +76,18 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 				}
 				mc.Temporal = append(mc.Temporal, domain.Neighbour{ID: other, Type: domain.AssocTemporal,
 					Strength: num(em[key+"|strength"])})
+			}
+		}
+		for _, t := range spread {
+			p := assocPred(t)
+			for _, key := range []string{p, "~" + p} {
+				edges, _ := row[key].([]any)
+				for _, e := range edges {
+					em, _ := e.(map[string]any)
+					if other, _ := em["tr.id"].(string); other != "" {
+						mc.Associated = append(mc.Associated, domain.Neighbour{ID: other, Type: t, Strength: num(em[key+"|strength"])})
+					}
+				}
 			}
 		}
 		if s.cache != nil && id != "" {

@@ -197,7 +197,9 @@ func ParseLoCoMo(r io.Reader, name string) (*LoCoMo, error) {
 			if t.Speaker == c.SpeakerB {
 				dir = domain.DirectionReceived
 			}
-			b.Events = append(b.Events, &domain.SourceEvent{SourceID: name + "/" + t.DiaID, ThreadSourceID: thread, Timestamp: date,
+			// A turn is said its position in seconds after the session starts: the turns keep their
+			// order in time, and a reply follows what it replies to.
+			b.Events = append(b.Events, &domain.SourceEvent{SourceID: name + "/" + t.DiaID, ThreadSourceID: thread, Timestamp: date.Add(time.Duration(i) * time.Second),
 				Channel: LoCoMoChannel, ContentTypes: types, Content: content, Direction: dir, Speaker: t.Speaker, Metadata: md})
 			c.Turns++
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/lexicon"
 )
 
 // Every Put benchmark counts one op per document, so ns/op compares across them; docs/s is the
@@ -282,6 +283,51 @@ func BenchmarkSearch(b *testing.B) {
 			b.StopTimer()
 			reportLatency(b, lat)
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+		})
+	}
+}
+
+// BenchmarkSearchExpansions measures what a query's expansions (domain.Lexicon) add to a search of
+// SEARCH_BENCH_DOCS documents: the same English questions with and without WordNet's expansions,
+// on a corpus where a few of the expanded words occur and most do not (the dictionary look-ups
+// of the absent ones are the cost of a broad category).
+func BenchmarkSearchExpansions(b *testing.B) {
+	n := searchCorpusSize(b)
+	idx := benchIndex(b)
+	docs := corpus(n, 1)
+	english := []string{"We took a trip to Rome last week", "I love taekwondo and karate", "Spain was lovely",
+		"my kid plays the violin", "the dog shelter needs help", "we visited Paris and Chicago"}
+	for k := range english {
+		docs[k*n/len(english)].Content += " " + english[k]
+	}
+	ctx := context.Background()
+	for k := 0; k < len(docs); k += DefaultMaxBatch {
+		if err := idx.Put(ctx, docs[k:min(k+DefaultMaxBatch, len(docs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lex, err := lexicon.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	questions := []string{"Which cities has he visited?", "What martial arts has John done?", "What European countries has Maria been to?",
+		"What instruments does she play?", "How many dogs has Maria adopted?", "What did they cook?"}
+	scope := docs[0].ScopeID
+	for _, expand := range []bool{false, true} {
+		b.Run(fmt.Sprintf("docs=%d/expand=%v", n, expand), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for k := 0; b.Loop(); k++ {
+				q := domain.IndexQuery{ScopeID: scope, Text: questions[k%len(questions)], Limit: 1000}
+				start := time.Now()
+				if expand {
+					q.Expansions = lex.Expand(q.Text)
+				}
+				if _, err := idx.Search(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportLatency(b, lat)
 		})
 	}
 }

@@ -84,6 +84,12 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		} else {
 			hits, err = topHits(ctx, i.idx, r, tq.place(most), limit, &i.ids, nil)
 		}
+		if err == nil && len(q.Expansions) > 0 {
+			var lex []domain.IndexHit
+			if lex, err = i.lexical(ctx, r, q, most); err == nil {
+				hits = mergeLexical(hits, lex)
+			}
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -99,9 +99,10 @@ func testImportLoCoMo(t *testing.T, s *server) {
 	if first.EventCount != 3 || len(first.Memories) != 3 || !strings.HasPrefix(first.StartTime, "2024-03-03T09:00:00") {
 		t.Fatalf("first episode = %+v", first)
 	}
+	// The second turn: said a second after its session's start (a turn's position, in seconds).
 	m := first.Memories[1]
 	if m.Content != "Bruno: Congrats! What colour is he? [image: a photo of a grey dog on a sofa]" || m.Metadata["diaId"] != "D1:2" ||
-		m.Metadata["speaker"] != "Bruno" || m.Metadata["caption"] != "a photo of a grey dog on a sofa" || !strings.HasPrefix(m.OccurredAt, "2024-03-03T09:00:00") {
+		m.Metadata["speaker"] != "Bruno" || m.Metadata["caption"] != "a photo of a grey dog on a sofa" || !strings.HasPrefix(m.OccurredAt, "2024-03-03T09:00:01") {
 		t.Fatalf("second turn = %+v", m)
 	}
 	if len(first.Facets) != 2 || first.Facets[0].Confidence != 1 {

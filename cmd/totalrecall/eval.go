@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/ledger"
+	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/ingest"
 	"github.com/totalrecall/totalrecall/search"
@@ -83,6 +85,9 @@ type evalResult struct {
 	// Engine is the import's graph writes by themselves (nil when the eval ran on a store it was
 	// given).
 	Engine *engineAlone
+	// Variants are the same questions through the previous method and, with --sensitivity,
+	// through the ranking with one weight halved or doubled (eval_variants.go).
+	Variants []*evalVariant
 	// Store is the same conversations stored through storeMemory (--via store), nil otherwise.
 	Store *storePath
 }
@@ -93,8 +98,14 @@ type evalResult struct {
 type storePath struct {
 	Overall    *recallSums
 	ByCategory map[int]*recallSums
-	Took       time.Duration
-	Settle     time.Duration
+	// Raw is raw Bleve full-text search of the stored scopes' index; Variants the same questions
+	// through the previous method, without spreading activation, and with its weight halved and
+	// doubled (storeVariants).
+	Raw      *recallSums
+	RawByCat map[int]*recallSums
+	Variants []*evalVariant
+	Took     time.Duration
+	Settle   time.Duration
 }
 
 // engineAlone is what the engine alone spends on an import: the commits made while the
@@ -146,6 +157,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 1, "import the conversations this many times (into fresh scopes) and report the median speed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the imports (not the questions) to this file")
 	searchprofile := fs.String("searchprofile", "", "write a CPU profile of the questions (not the imports) to this file")
+	sensitivity := fs.Bool("sensitivity", false, "also ask every question with each weight of the ranking halved and doubled")
 	via := fs.String("via", "import", "import: the conversations through the import path; store: also every turn through storeMemory, one call per turn, beside the import")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -161,6 +173,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sf.mnemonic = mc
+	sf.sensitivity = *sensitivity
 	res, err := runLoCoMoEval(context.Background(), sf, fs.Arg(0), stderr, evalOptions{verbose: *verbose, rounds: *rounds,
 		cpuprofile: *cpuprofile, searchprofile: *searchprofile, viaStore: *via == "store"})
 	if err != nil {
@@ -272,6 +285,9 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	out.Rounds = len(importTimes)
 
 	maxK := evalKs[len(evalKs)-1]
+	if out.Variants, err = evalVariants(st, idx, sf.mnemonic.Embedder, sf.sensitivity); err != nil {
+		return nil, err
+	}
 	stopQuestions, err := startProfile(searchprofile)
 	if err != nil {
 		return nil, err
@@ -310,6 +326,17 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 			for _, sums := range []*recallSums{out.Raw, cat(out.RawByCat, q.Category)} {
 				sums.add(raw, q.Evidence)
 			}
+			for _, v := range out.Variants {
+				rs, err := v.rec.Search(ctx, recall.Query{ScopeID: cv.scope, Text: q.Question, MaxResults: maxK})
+				if err != nil {
+					return nil, fmt.Errorf("search %q (%s): %w", q.Question, v.name, err)
+				}
+				vr := make([]string, 0, len(rs))
+				for _, r := range rs {
+					vr = append(vr, cv.dia[r.Memory.ID])
+				}
+				v.add(q.Category, vr, q.Evidence)
+			}
 			if verbose {
 				missedAt10(stderr, cv.c.Name, q, ranked)
 			}
@@ -317,7 +344,11 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	}
 	stopQuestions()
 	if o.viaStore {
-		if out.Store, err = storeRound(ctx, cx, parsed, stderr, verbose); err != nil {
+		sv, err := storeVariants(st, idx, sf.mnemonic.Embedder, out.Variants)
+		if err != nil {
+			return nil, err
+		}
+		if out.Store, err = storeRound(ctx, cx, idx, sv, parsed, stderr, verbose); err != nil {
 			return nil, err
 		}
 	}
@@ -402,8 +433,8 @@ func importRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo
 // as sessionId and the session's date plus the turn's position (a minute a turn) as occurredAt —
 // nothing else. Once the consumers have connected what was stored, every question is asked of
 // those scopes.
-func storeRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
-	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}}
+func storeRound(ctx context.Context, cx *cortex.Cortex, idx domain.Index, variants []*evalVariant, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
+	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}, Raw: &recallSums{}, RawByCat: map[int]*recallSums{}, Variants: variants}
 	var convs []evalConv
 	for _, c := range parsed {
 		sc, err := cx.CreateScope(ctx, "locomo "+c.Name+" (stored)", cortex.Meta{})
@@ -445,6 +476,29 @@ func storeRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo,
 			for _, sums := range []*recallSums{out.Overall, cat(out.ByCategory, q.Category)} {
 				sums.add(ranked, q.Evidence)
 			}
+			hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: evalKs[len(evalKs)-1],
+				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
+			if err != nil {
+				return nil, err
+			}
+			raw := make([]string, 0, len(hits))
+			for _, h := range hits {
+				raw = append(raw, cv.dia[h.ID])
+			}
+			for _, sums := range []*recallSums{out.Raw, cat(out.RawByCat, q.Category)} {
+				sums.add(raw, q.Evidence)
+			}
+			for _, v := range variants {
+				rs, err := v.rec.Search(ctx, recall.Query{ScopeID: cv.scope, Text: q.Question, MaxResults: evalKs[len(evalKs)-1]})
+				if err != nil {
+					return nil, fmt.Errorf("search %q (%s): %w", q.Question, v.name, err)
+				}
+				vr := make([]string, 0, len(rs))
+				for _, r := range rs {
+					vr = append(vr, cv.dia[r.Memory.ID])
+				}
+				v.add(q.Category, vr, q.Evidence)
+			}
 			if verbose {
 				missedAt10(stderr, cv.c.Name+" stored", q, ranked)
 			}
@@ -462,11 +516,14 @@ func missedAt10(w io.Writer, name string, q ingest.LoCoMoQuestion, ranked []stri
 	var missed []string
 	for _, e := range q.Evidence {
 		if !top[e] {
+			if k := slices.Index(ranked, e); k >= 0 {
+				e += fmt.Sprintf("@%d", k+1)
+			}
 			missed = append(missed, e)
 		}
 	}
 	if len(missed) > 0 {
-		fmt.Fprintf(w, "[%s c%d] %s — missed %v, top %v\n", name, q.Category, q.Question, missed, ranked[:min(5, len(ranked))])
+		fmt.Fprintf(w, "[%s c%d] %s — missed %v, top %v\n", name, q.Category, q.Question, missed, ranked[:min(10, len(ranked))])
 	}
 }
 
@@ -488,23 +545,34 @@ func printEval(w io.Writer, r *evalResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	section := func(title string, overall *recallSums, byCat map[int]*recallSums) {
+	section := func(title string, overall *recallSums, byCat map[int]*recallSums, raw *recallSums, rawByCat map[int]*recallSums) {
 		if title != "" {
 			fmt.Fprintln(w, title)
 		}
-		row("overall", overall, r.Raw)
+		row("overall", overall, raw)
 		for c := 1; c <= 4; c++ {
 			if s, ok := byCat[c]; ok {
-				row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, r.RawByCat[c])
+				row(fmt.Sprintf("%d %s (%d)", c, locomoCategories[c], s.n), s, cat(rawByCat, c))
 			}
 		}
 	}
 	if r.Store == nil {
-		section("", r.Overall, r.ByCategory)
+		section("", r.Overall, r.ByCategory, r.Raw, r.RawByCat)
 	} else {
-		section("via import (ingest locomo)", r.Overall, r.ByCategory)
-		section("via store (one storeMemory call per turn)", r.Store.Overall, r.Store.ByCategory)
+		section("via import (ingest locomo)", r.Overall, r.ByCategory, r.Raw, r.RawByCat)
+		section("via store (one storeMemory call per turn)", r.Store.Overall, r.Store.ByCategory, r.Store.Raw, r.Store.RawByCat)
 		fmt.Fprintf(w, "%-24s %8.3f   recall@10 via store − via import\n", "difference @10", r.Store.Overall.at(2)-r.Overall.at(2))
+	}
+	printVariants(w, r)
+	if r.Store != nil && len(r.Store.Variants) > 0 {
+		fmt.Fprintln(w)
+		printVariantRows(w, r.Store.Variants, "same storeMemory calls")
+		// The Wg rows vary the variant with spreading activation, not the ranking as used.
+		for _, v := range r.Store.Variants {
+			if v.group == "" && v.sums != nil && strings.HasPrefix(v.name, "with spreading activation") {
+				printSensitivity(w, r.Store.Variants, v.sums, v.byCat, " via store, of spreading activation", fmt.Sprintf("at Wg %g", spreadWeight))
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-44s %12s   %s\n", "speed", "totalrecall", "raw baseline (same run)")

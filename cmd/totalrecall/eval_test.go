@@ -62,7 +62,8 @@ func TestEvalLoCoMo(t *testing.T) {
 	var out bytes.Buffer
 	printEval(&out, res)
 	for _, want := range []string{"overall", "multi-hop", "temporal", "open-domain", "single-hop", "search latency p50", "import, end to end",
-		"graph writes alone", "via store (one storeMemory call per turn)", "difference @10", "consumers connected what was stored"} {
+		"graph writes alone", "via store (one storeMemory call per turn)", "difference @10", "consumers connected what was stored",
+		"same storeMemory calls", "with spreading activation (Wg 0.5)", "sensitivity via store, of spreading activation"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("report lacks %q:\n%s", want, out.String())
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/edge"
 	"github.com/totalrecall/totalrecall/graph"
+	"github.com/totalrecall/totalrecall/lexicon"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -40,6 +41,7 @@ Usage:
                                                       many for total recall's walk (0: off; default: a
                                                       sixteenth of --memory-limit each)
                       [--no-warm]                     do not fill the read cache from the graph at start
+                      [--no-expand]                   search queries' words as written (no WordNet expansion)
                       [--auth] [--insecure]           require API keys; serve off loopback without them
                       [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
                       [--shutdown-timeout 30s]        limits and timeouts: see serve --help, docs/security.md
@@ -186,6 +188,10 @@ type storeFlags struct {
 	noWarm bool
 	// recorder, when set, records the store's commits (eval's graph-writes-alone baseline).
 	recorder *graph.Recorder
+	// noExpand searches queries' words as written, without the WordNet lexicon.
+	noExpand bool
+	// sensitivity makes eval ask every question with each weight halved and doubled.
+	sensitivity bool
 	// expose holds serve's flags for a server on a network (exposure.go).
 	expose exposeFlags
 	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
@@ -281,8 +287,18 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		st.Close()
 		return nil, nil, nil, err
 	}
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now,
-		Mnemonic: f.mnemonic, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
+	var lex domain.Lexicon
+	if !f.noExpand {
+		l, err := lexicon.New()
+		if err != nil {
+			idx.Close()
+			st.Close()
+			return nil, nil, nil, err
+		}
+		lex = l
+	}
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
+		Lexicon: lex, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -304,6 +320,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")
+	fs.BoolVar(&sf.noExpand, "no-expand", false, "search the words of queries as written: no expansion with WordNet's synonyms and categories")
 	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -38,6 +38,9 @@ type Config struct {
 	Living LivingConfig
 	// Mnemonic configures ingest, episodes, analysis and embeddings (mnemonic.go).
 	Mnemonic MnemonicConfig
+	// Lexicon, when set, expands search queries with what it knows of their words (synonyms,
+	// the members of a category a query names); nil searches the words as written.
+	Lexicon domain.Lexicon
 	// MaxSubscriptionsPerKey caps the subscriptions one API key holds open (0: no cap).
 	MaxSubscriptionsPerKey int
 }
@@ -91,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	}
 	ix := guardIndex(cfg.Index)
 	c := &Cortex{store: cfg.Store, index: ix, now: cfg.Now, log: lg,
-		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: ix}, logger: cfg.Logger}
+		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: ix, Lexicon: cfg.Lexicon}, logger: cfg.Logger}
 	c.subs = subscriptionCounter{max: cfg.MaxSubscriptionsPerKey, open: map[string]int{}}
 	c.ending = make(chan struct{})
 	if _, ok := cfg.Store.(domain.KeyStore); ok {
@@ -651,8 +654,10 @@ type SearchInput struct {
 	MaxResults          int
 	Filter              domain.MemoryFilter
 	IncludeAssociations bool
-	RequestID           string
-	SessionID           string
+	// Literal searches the words as written, without the Lexicon's expansions.
+	Literal   bool
+	RequestID string
+	SessionID string
 }
 
 // MaxSearchResults caps maxResults.
@@ -687,7 +692,7 @@ func (c *Cortex) SearchMemory(ctx context.Context, in SearchInput) ([]*recall.Ra
 		return nil, err
 	}
 	res, err := c.recall.Search(ctx, recall.Query{ScopeID: in.ScopeID, Text: in.Query, MaxResults: in.MaxResults,
-		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations})
+		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations, Literal: in.Literal})
 	if err != nil {
 		return nil, err
 	}

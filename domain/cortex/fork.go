@@ -280,5 +280,5 @@ func (c *Cortex) Probe(ctx context.Context, in SearchInput) ([]*recall.RankedMem
 		return nil, err
 	}
 	return c.recall.Search(ctx, recall.Query{ScopeID: in.ScopeID, Text: in.Query, MaxResults: in.MaxResults,
-		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations})
+		Filter: in.Filter, IncludeAssociations: in.IncludeAssociations, Literal: in.Literal})
 }

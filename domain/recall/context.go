@@ -22,16 +22,32 @@ import (
 //
 //	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
 //	        over the best TextPool hits (the scope only filters; it adds nothing to bm25)
-//	n(d)  = max over TEMPORAL neighbours j of strength·t(j)    the conversation around d matches
+//	      + Wx·lex(d) / best lex                              Wx = 0.5: the query's expansions
+//	        (Lexicon), searched apart; a memory found by them alone has reason LEXICAL
+//	n(d)  = max over TEMPORAL neighbours j of w(j)·strength·t(j)   the conversation around d
+//	        matches; w(j) = max(Wn, Wa) when j came before d and asks (holds a "?"): d answers
+//	        it, else Wn                                       Wn = 0.5, Wa = 1.0
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
-//	r(d)  = t(d) + Wn·n(d) + We·e(d)                          Wn = 0.5, We = 0.4
+//	g(d)  = max over PERSON and THEMATIC associations j of d of  strength·t(j)
+//	                                                           spreading activation: what is
+//	        associated with a match (the same person, the same thing) is reached by it
+//	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d)                   We = 0.4, Wg = 0 (off: measured
+//	        on LoCoMo stored through storeMemory, Wg = 0.25, 0.5 and 1.0 lose single-hop questions
+//	        more than they gain multi-hop ones; see docs/recall.md)
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
 //	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
-//	        ("on 3 June, 2023", "in July 2023", "in 2022", "in June"), falling to 0 at a week
-//	        outside it                                        Wc = 1.0
-//	text  = r·p·c / max over candidates of r·p·c
+//	        ("on 3 June, 2023", "03/06/2023", "in the spring of 2022", "in June"), falling to 0
+//	        at a week outside it; or Wd·overlap when what d tells happened there (its relative
+//	        dates resolved against when it was said: "yesterday", said on 4 June, is 3 June)
+//	                                                          Wc = 1.0, Wd = 1.0
+//	w(d)  = 1 + Ww  when the query asks when, how long or how often and d says when (a date, a
+//	        relative day, a duration, a frequency), else 1    Ww = 0.3
+//	o(d)  = 1 + Wo·(1 − Δ/OrderSpan)  when the query asks what happened after (before) X and d
+//	        occurred Δ after (before) the best match of X, Δ < OrderSpan = 60 days, else 1
+//	                                                          Wo = 0.5
+//	text  = r·p·c·w·o / max over candidates of the same
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
@@ -55,7 +71,18 @@ const (
 	WEpisode   = 0.4
 	WPerson    = 0.6
 	WTimeCue   = 1.0
-	RRFK       = 60.0
+	WLexical   = 0.5
+	WAnswer    = 1.0
+	WTold      = 1.0
+	WWhen      = 0.3
+	WOrder     = 0.5
+	WAssociate = 0.0
+	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
+	// associations as candidates.
+	AssociateFanout = 20
+	// OrderSpan is how long after (or before) the anchor of "after X" a memory still gains.
+	OrderSpan = 60 * 24 * time.Hour
+	RRFK      = 60.0
 	// SeedSize is how many of the best text hits seed the candidates (at least 2 × maxResults).
 	SeedSize = 100
 	// EpisodeFanout is how many of the best matching episodes lend all their members as
@@ -68,6 +95,16 @@ const (
 	TimeCueSlack = 7 * 24 * time.Hour
 )
 
+// Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
+// An evaluation varies them one at a time to show how much the recall depends on each.
+type Weights struct {
+	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate float64
+}
+
+// DefaultWeights are the documented weights.
+var DefaultWeights = Weights{Neighbour: WNeighbour, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
+	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate}
+
 // Reasons of hits ranked in context.
 const (
 	// ReasonVector marks a memory found only by the nearness of its vector to the query's.
@@ -79,15 +116,24 @@ const (
 
 func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFilter, cr domain.RecallContextReader) ([]*RankedMemory, error) {
 	limit := q.MaxResults
-	all, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: max(TextPool, 3*limit), Filter: f})
+	wt := r.weights()
+	all, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: q.Text, Limit: max(TextPool, 3*limit), Filter: f,
+		Expansions: r.expansions(q, wt)})
 	if err != nil {
 		return nil, err
 	}
-	best := 0.0
-	if len(all) > 0 {
-		best = all[0].Score
+	best, bestLex := 0.0, 0.0
+	for _, h := range all {
+		best, bestLex = max(best, h.Score), max(bestLex, h.Lexical)
 	}
 	cues := timex.Absolute(q.Text)
+	ask := timex.Asks(q.Text)
+	var anchor time.Time
+	if ask.Order != "" && wt.Order > 0 {
+		if anchor, err = r.anchorTime(ctx, q, f, ask.Anchor); err != nil {
+			return nil, err
+		}
+	}
 	// The best hits inside the windows the query names join the seeds: the text alone may rank
 	// them low.
 	var windowHits []domain.IndexHit
@@ -115,14 +161,21 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	pool := append(all, windowHits...)
 	floor := best
 	for _, h := range pool {
-		floor = min(floor, h.Score)
+		if h.Score > 0 {
+			floor = min(floor, h.Score)
+		}
 	}
 	if len(pool) < 2 || floor >= best {
 		floor = 0
 	}
-	// Every hit's text score, min–max normalised over the pool.
+	// Every hit's text score, min–max normalised over the pool; with expansions, the hits are
+	// ordered by the text score they add up to.
+	sc := textScale{best: best, floor: floor, bestLex: bestLex, wLex: wt.Lexical}
+	if bestLex > 0 {
+		sort.SliceStable(all, func(i, j int) bool { return sc.of(all[i]) > sc.of(all[j]) })
+	}
 	nSeeds := min(len(all), max(SeedSize, 2*limit))
-	textOf := newTextScores(all[:nSeeds], windowHits, all[nSeeds:], best, floor)
+	textOf := newTextScores(all[:nSeeds], windowHits, all[nSeeds:], sc)
 	var seeds []string
 	isCand := map[string]bool{}
 	addCand := func(id string) bool {
@@ -226,6 +279,19 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			addCand(it)
 		}
 	}
+	// Spreading activation: what the best matches are associated with (the same person, the
+	// same thing) joins the candidates, though its words may say nothing of the query.
+	if wt.Associate > 0 {
+		for _, id := range seeds[:min(n0, AssociateFanout)] {
+			if mc := mctx[id]; mc != nil {
+				for _, a := range mc.Associated {
+					if a.Strength >= MinStrength {
+						addCand(a.ID)
+					}
+				}
+			}
+		}
+	}
 	ms := []*domain.Memory{}
 	if len(seeds) > n0 {
 		var more map[string]*domain.MemoryContext
@@ -275,14 +341,27 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if len(cands) == 0 {
 		return []*RankedMemory{}, nil
 	}
+	loaded := make(map[string]*domain.Memory, len(cands))
+	for _, c := range cands {
+		loaded[c.Memory.ID] = c.Memory
+	}
 	rel := make(map[*RankedMemory]float64, len(cands))
+	via := map[*RankedMemory]*domain.Association{}
 	top := 0.0
 	for _, c := range cands {
 		v := c.TextScore
 		if mc := mctx[c.Memory.ID]; mc != nil {
 			nb := 0.0
 			for _, n := range mc.Temporal {
-				nb = max(nb, n.Strength*textOf.of(n.ID))
+				t := textOf.of(n.ID)
+				if t == 0 {
+					continue
+				}
+				w := wt.Neighbour
+				if j := loaded[n.ID]; j != nil && j.OccurredAt.Before(c.Memory.OccurredAt) && strings.Contains(j.Content, "?") {
+					w = max(w, wt.Answer)
+				}
+				nb = max(nb, w*n.Strength*t)
 			}
 			ep := 0.0
 			if bestEnergy > 0 {
@@ -290,11 +369,24 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 					ep = max(ep, energy[e]/bestEnergy)
 				}
 			}
-			v += WNeighbour*nb + WEpisode*ep
+			v += nb + wt.Episode*ep
+			if wt.Associate > 0 {
+				g, from := 0.0, domain.Neighbour{}
+				for _, a := range mc.Associated {
+					if t := textOf.of(a.ID); a.Strength*t > g {
+						g, from = a.Strength*t, a
+					}
+				}
+				v += wt.Associate * g
+				if g > 0 && wt.Associate*g > nb+wt.Episode*ep {
+					// Reached above all through an association: the result names it.
+					via[c] = &domain.Association{SourceID: from.ID, TargetID: c.Memory.ID, ScopeID: q.ScopeID, Type: from.Type, Strength: from.Strength}
+				}
+			}
 		}
 		if len(persons) > 0 {
 			if sp, _ := analysis.SpeakerOf(c.Memory); sp != "" && persons[strings.ToLower(sp)] {
-				v *= 1 + WPerson
+				v *= 1 + wt.Person
 			}
 		}
 		if len(cues) > 0 {
@@ -302,7 +394,21 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			for _, w := range cues {
 				near = max(near, w.Near(c.Memory.OccurredAt, TimeCueSlack))
 			}
-			v *= 1 + WTimeCue*near
+			if wt.Told > 0 && near < 1 {
+				// When what it tells happened: "yesterday", said on 4 June, is 3 June.
+				for _, e := range timex.Events(c.Memory.Content, c.Memory.OccurredAt) {
+					for _, w := range cues {
+						near = max(near, wt.Told*timex.Overlap(w, e, TimeCueSlack))
+					}
+				}
+			}
+			v *= 1 + wt.TimeCue*near
+		}
+		if ask.When && wt.When > 0 && timex.SaysWhen(c.Memory.Content) {
+			v *= 1 + wt.When
+		}
+		if !anchor.IsZero() && wt.Order > 0 {
+			v *= 1 + wt.Order*orderNear(ask.Order, anchor, c.Memory.OccurredAt)
 		}
 		rel[c] = v
 		top = max(top, v)
@@ -312,8 +418,15 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			c.TextScore = rel[c] / top
 		}
 		c.Score = WText*c.TextScore + WSalience*c.Salience
-		if _, hit := textOf.lookup(c.Memory.ID); !hit && c.Reason == ReasonText {
-			c.Reason = ReasonContext
+		if c.Reason == ReasonText {
+			if _, hit := textOf.lookup(c.Memory.ID); !hit {
+				c.Reason = ReasonContext
+				if a := via[c]; a != nil {
+					c.Reason, c.Via, c.Activation = ReasonAssociation, a, c.TextScore
+				}
+			} else if textOf.lexicalOnly(c.Memory.ID) {
+				c.Reason = ReasonLexical
+			}
 		}
 	}
 	if len(vec) > 0 {
@@ -334,20 +447,39 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	return order, nil
 }
 
-// textScores are the normalised text scores of a search's pool (the best of each id), by id.
+// textScale turns a hit's scores into its text relevance: the text's bm25, min–max normalised
+// over the pool, plus the expansions' score, normalised by the best of them and weighted by wLex.
+type textScale struct {
+	best, floor, bestLex, wLex float64
+}
+
+func (s textScale) of(h domain.IndexHit) float64 {
+	v := 0.0
+	if h.Score > 0 && s.best > s.floor {
+		v = (h.Score - s.floor) / (s.best - s.floor)
+	}
+	if s.bestLex > 0 {
+		v += s.wLex * h.Lexical / s.bestLex
+	}
+	return v
+}
+
+// textScores are the text relevances of a search's pool (the best of each id), by id.
 // Its map is made in two steps: the seeds and the hits in the query's time windows first, the
 // rest of the pool at the first id not found among them. A search whose candidates are its
 // seeds alone (a scope without episodes or neighbours) never hashes the ids of the thousand hits
 // of its pool, which cost it as much as the reads of its memories.
 type textScores struct {
-	best, floor float64
-	m           map[string]float64
-	rest        []domain.IndexHit
+	scale textScale
+	m     map[string]float64
+	rest  []domain.IndexHit
+	// lexOnly are the hits found by the query's expansions alone.
+	lexOnly map[string]bool
 }
 
-func newTextScores(seeds, window, rest []domain.IndexHit, best, floor float64) *textScores {
-	t := &textScores{best: best, floor: floor, m: make(map[string]float64, len(seeds)+len(window))}
-	if best <= 0 {
+func newTextScores(seeds, window, rest []domain.IndexHit, scale textScale) *textScores {
+	t := &textScores{scale: scale, m: make(map[string]float64, len(seeds)+len(window))}
+	if scale.best <= 0 && scale.bestLex <= 0 {
 		return t // no hit has a text score
 	}
 	t.add(seeds)
@@ -358,9 +490,19 @@ func newTextScores(seeds, window, rest []domain.IndexHit, best, floor float64) *
 
 func (t *textScores) add(hs []domain.IndexHit) {
 	for _, h := range hs {
-		v := (h.Score - t.floor) / (t.best - t.floor)
-		if old, ok := t.m[h.ID]; !ok || v > old {
+		v := t.scale.of(h)
+		old, ok := t.m[h.ID]
+		if !ok || v > old {
 			t.m[h.ID] = v
+		}
+		switch {
+		case h.Score > 0:
+			delete(t.lexOnly, h.ID)
+		case h.Lexical > 0 && !ok:
+			if t.lexOnly == nil {
+				t.lexOnly = map[string]bool{}
+			}
+			t.lexOnly[h.ID] = true
 		}
 	}
 }
@@ -384,6 +526,9 @@ func (t *textScores) of(id string) float64 {
 	v, _ := t.lookup(id)
 	return v
 }
+
+// lexicalOnly reports whether id was found by the query's expansions alone.
+func (t *textScores) lexicalOnly(id string) bool { return t.lexOnly[id] }
 
 // topKeys returns the n keys of m with the largest values (ties by key).
 func topKeys(m map[string]float64, n int) []string {
@@ -498,4 +643,34 @@ func (r *Recall) queryPersons(ctx context.Context, q Query, cr domain.RecallCont
 		return nil, nil
 	}
 	return out, nil
+}
+
+// anchorTime is when the best match of anchor (the X of "after X") happened: its memory's time,
+// zero when nothing matches.
+func (r *Recall) anchorTime(ctx context.Context, q Query, f domain.MemoryFilter, anchor string) (time.Time, error) {
+	hits, err := r.Index.Search(ctx, domain.IndexQuery{ScopeID: q.ScopeID, Text: anchor, Limit: 1, Filter: f})
+	if err != nil || len(hits) == 0 {
+		if domain.ErrorCode(err) == domain.EINVALID {
+			err = nil // an anchor of stop words only: no order to favour
+		}
+		return time.Time{}, err
+	}
+	ms, err := r.Store.Memories(ctx, []string{hits[0].ID})
+	if err != nil || len(ms) == 0 || ms[0].ScopeID != q.ScopeID {
+		return time.Time{}, err
+	}
+	return ms[0].OccurredAt, nil
+}
+
+// orderNear is 1 for a memory just after the anchor (order "after") or just before it
+// ("before"), falling linearly to 0 at OrderSpan, and 0 on the wrong side.
+func orderNear(order string, anchor, t time.Time) float64 {
+	d := t.Sub(anchor)
+	if order == "before" {
+		d = -d
+	}
+	if d <= 0 || d >= OrderSpan {
+		return 0
+	}
+	return 1 - float64(d)/float64(OrderSpan)
 }

@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -19,6 +21,9 @@ type world struct {
 	domain.Store // the methods the ranking does not use are not called
 	mems         map[string]*domain.Memory
 	bm25         map[string]float64 // what the index answers for every query
+	lex          map[string]float64 // what it answers for the expansions of a query, if any
+	anchors      map[string]float64 // what it answers for one other text (an anchor), if any
+	anchorText   string
 	ctx          map[string]*domain.MemoryContext
 	episodes     map[string][]string
 	persons      []string
@@ -104,7 +109,11 @@ type worldIndex struct {
 func (x worldIndex) Search(_ context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
 	x.w.limits = append(x.w.limits, q.Limit)
 	var hits []domain.IndexHit
-	for id, s := range x.w.bm25 {
+	scores := x.w.bm25
+	if x.w.anchorText != "" && q.Text == x.w.anchorText {
+		scores = x.w.anchors
+	}
+	for id, s := range scores {
 		m := x.w.mems[id]
 		if m.ScopeID != q.ScopeID || (q.Filter.From != nil && m.OccurredAt.Before(*q.Filter.From)) ||
 			(q.Filter.To != nil && !m.OccurredAt.Before(*q.Filter.To)) {
@@ -113,7 +122,21 @@ func (x worldIndex) Search(_ context.Context, q domain.IndexQuery) ([]domain.Ind
 		hits = append(hits, domain.IndexHit{ID: id, Score: s})
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	return hits[:min(q.Limit, len(hits))], nil
+	hits = hits[:min(q.Limit, len(hits))]
+	if len(q.Expansions) > 0 {
+		at := map[string]int{}
+		for i, h := range hits {
+			at[h.ID] = i
+		}
+		for _, id := range slices.Sorted(maps.Keys(x.w.lex)) {
+			if i, ok := at[id]; ok {
+				hits[i].Lexical = x.w.lex[id]
+			} else if x.w.mems[id].ScopeID == q.ScopeID {
+				hits = append(hits, domain.IndexHit{ID: id, Lexical: x.w.lex[id]})
+			}
+		}
+	}
+	return hits, nil
 }
 
 type fixedEmbedder struct{}
@@ -424,5 +447,38 @@ func TestFlashbacksRankByTheBestHit(t *testing.T) {
 	}
 	if _, err := r.Flashbacks(context.Background(), scope, "x", 10); err != nil || w.limits[1] != 30 {
 		t.Fatalf("10 flashbacks asked the index for %d, want 30 (%v)", w.limits[1], err)
+	}
+}
+
+// With Wg > 0 the ranking in context follows the PERSON and THEMATIC associations of its best
+// matches: a memory sharing no word with the query comes in through them, says so, and names the
+// association; off (the default), it does not.
+func TestSpreadingActivationInContext(t *testing.T) {
+	w := newWorld()
+	w.add("hit", "", 5, 0, day0)
+	w.add("z", "", 1, 0, day0)      // the weakest hit: t = 0
+	w.add("friend", "", 0, 0, day0) // no word of the query
+	w.add("theme", "", 0, 0, day0)
+	w.ctx["hit"].Associated = []domain.Neighbour{{ID: "friend", Type: domain.AssocPerson, Strength: 0.8},
+		{ID: "theme", Type: domain.AssocThematic, Strength: 0.4}}
+	w.ctx["friend"].Associated = []domain.Neighbour{{ID: "hit", Type: domain.AssocPerson, Strength: 0.8}}
+	w.ctx["theme"].Associated = []domain.Neighbour{{ID: "hit", Type: domain.AssocThematic, Strength: 0.4}}
+	if got := w.search(t, "query", nil); got["friend"] != nil || got["theme"] != nil || len(got) != 2 {
+		t.Fatalf("Wg 0 (the default): %v", fmt.Sprint(got))
+	}
+	wt := DefaultWeights
+	wt.Associate = 0.5
+	got := w.searchWith(t, &Recall{Store: w, Index: worldIndex{w: w}, Weights: &wt}, Query{ScopeID: scope, Text: "query", MaxResults: 10})
+	// r(friend) = Wg · 0.8 · t(hit) = 0.4 of r(hit) = 1; "theme" is weaker than MinStrength.
+	f := got["friend"]
+	if f == nil || f.Reason != ReasonAssociation || !near(f.TextScore, 0.4) || !near(f.Activation, 0.4) || !near(f.Score, 0.7*0.4) ||
+		f.Via == nil || f.Via.SourceID != "hit" || f.Via.TargetID != "friend" || f.Via.Type != domain.AssocPerson || !near(f.Via.Strength, 0.8) {
+		t.Fatalf("friend = %+v", f)
+	}
+	if h := got["hit"]; h == nil || h.Reason != ReasonText || h.Via != nil || !near(h.TextScore, 1) {
+		t.Fatalf("hit = %+v", h)
+	}
+	if got["theme"] != nil || len(got) != 3 {
+		t.Fatalf("results %v: an association weaker than MinStrength was followed", fmt.Sprint(got))
 	}
 }

@@ -35,6 +35,9 @@ type Reason string
 const (
 	ReasonText        Reason = "TEXT"
 	ReasonAssociation Reason = "ASSOCIATION"
+	// ReasonLexical marks a memory found only by the query's expansions (Lexicon): it says
+	// what the query means, not what it says.
+	ReasonLexical Reason = "LEXICAL"
 )
 
 // RankedMemory is one search result with the parts of its score.
@@ -57,6 +60,8 @@ type Query struct {
 	MaxResults          int
 	Filter              domain.MemoryFilter
 	IncludeAssociations bool
+	// Literal searches the words as written: no expansion by the Lexicon.
+	Literal bool
 }
 
 // Recall searches memories. Safe for concurrent use.
@@ -65,6 +70,25 @@ type Recall struct {
 	Index domain.Index
 	// Embedder, when set, makes search hybrid where the scope has vectors (context.go).
 	Embedder domain.Embedder
+	// Lexicon, when set, expands queries with what it knows of their words (context.go).
+	Lexicon domain.Lexicon
+	// Weights, when set, replace DefaultWeights (an evaluation varies them).
+	Weights *Weights
+}
+
+func (r *Recall) weights() Weights {
+	if r.Weights != nil {
+		return *r.Weights
+	}
+	return DefaultWeights
+}
+
+// expansions returns what the Lexicon makes of q's text, nil when expansion is off.
+func (r *Recall) expansions(q Query, w Weights) []domain.Expansion {
+	if r.Lexicon == nil || q.Literal || w.Lexical <= 0 {
+		return nil
+	}
+	return r.Lexicon.Expand(q.Text)
 }
 
 // Search runs q, ranking in context (context.go); a store that knows no contexts ranks every

@@ -23,6 +23,11 @@ const (
 	// AnyYearMonth is a month named without a year ("in June"): the window is that month of any
 	// year.
 	AnyYearMonth Grain = "month-of-any-year"
+	// AnyYearDay is a day named without a year ("on June 3rd"): that day of any year.
+	AnyYearDay Grain = "day-of-any-year"
+	// Season is three months: spring March–May, summer June–August, autumn (fall)
+	// September–November, winter December–February (the northern hemisphere's).
+	Season Grain = "season"
 )
 
 // Window is a span of time an expression names: [From, To).
@@ -37,8 +42,11 @@ type Window struct {
 
 // Contains reports whether t falls in the window.
 func (w Window) Contains(t time.Time) bool {
-	if w.Grain == AnyYearMonth {
+	switch w.Grain {
+	case AnyYearMonth:
 		return t.UTC().Month() == w.From.Month()
+	case AnyYearDay:
+		return t.UTC().Month() == w.From.Month() && t.UTC().Day() == w.From.Day()
 	}
 	return !t.Before(w.From) && t.Before(w.To)
 }
@@ -47,6 +55,15 @@ func (w Window) Contains(t time.Time) bool {
 func (w Window) Near(t time.Time, slack time.Duration) float64 {
 	if w.Contains(t) {
 		return 1
+	}
+	if w.Grain == AnyYearDay && slack > 0 {
+		// The same day of t's year, or of the years either side.
+		best := 0.0
+		for _, y := range []int{t.Year() - 1, t.Year(), t.Year() + 1} {
+			d := time.Date(y, w.From.Month(), w.From.Day(), 0, 0, 0, 0, time.UTC)
+			best = max(best, Window{From: d, To: d.AddDate(0, 0, 1), Grain: Day}.Near(t, slack))
+		}
+		return best
 	}
 	if w.Grain == AnyYearMonth || slack <= 0 {
 		return 0
@@ -77,6 +94,10 @@ func (w Window) Value() string {
 		return w.From.Format("2006")
 	case AnyYearMonth:
 		return "--" + pad2(int(w.From.Month()))
+	case AnyYearDay:
+		return "--" + pad2(int(w.From.Month())) + "-" + pad2(w.From.Day())
+	case Season:
+		return w.From.Format("2006-01") + "/" + w.To.AddDate(0, -1, 0).Format("2006-01")
 	}
 	return w.From.Format(time.RFC3339)
 }
@@ -106,6 +127,11 @@ var (
 	reMDY      = regexp.MustCompile(`(?i)\b` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
 	reISO      = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	reMY       = regexp.MustCompile(`(?i)\b` + monthRe + `,?\s+(\d{4})\b`)
+	reNumeric  = regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`)
+	reYMD      = regexp.MustCompile(`\b(\d{4})/(\d{1,2})/(\d{1,2})\b`)
+	reDayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\b`)
+	reMonthDay = regexp.MustCompile(`(?i)\b` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
+	reSeason   = regexp.MustCompile(`(?i)\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d{2})\b`)
 	reMonth    = regexp.MustCompile(`(?i)\b(in|during|since|of|last|this|early|late|mid|next)\s+` + monthRe + `\b`)
 	reYear     = regexp.MustCompile(`(?i)\b(?:in|during|since|of|from|by)\s+((?:19|20)\d{2})\b`)
 	reRelDay   = regexp.MustCompile(`(?i)\b(yesterday|today|tonight|tomorrow|last night)\b`)
@@ -163,12 +189,67 @@ func Absolute(text string) []Window {
 		}
 	}
 	blank(reISO)
+	for _, m := range reYMD.FindAllStringSubmatch(rest, -1) {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		if mo >= 1 && mo <= 12 {
+			day(y, time.Month(mo), d, m[0])
+		}
+	}
+	blank(reYMD)
+	// 03/06/2023 is 3 June in most of the world and March 6 in the United States: a date that
+	// reads both ways names both days.
+	for _, m := range reNumeric.FindAllStringSubmatch(rest, -1) {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		y, _ := strconv.Atoi(m[3])
+		if b >= 1 && b <= 12 {
+			day(y, time.Month(b), a, m[0])
+		}
+		if a >= 1 && a <= 12 && a != b {
+			day(y, time.Month(a), b, m[0])
+		}
+	}
+	blank(reNumeric)
+	for _, m := range reSeason.FindAllStringSubmatch(rest, -1) {
+		y, _ := strconv.Atoi(m[2])
+		start := map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September,
+			"fall": time.September, "winter": time.December}[strings.ToLower(m[1])]
+		t := time.Date(y, start, 1, 0, 0, 0, 0, time.UTC)
+		out = append(out, Window{From: t, To: t.AddDate(0, 3, 0), Grain: Season, Text: m[0]})
+	}
+	blank(reSeason)
 	for _, m := range reMY.FindAllStringSubmatch(rest, -1) {
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, months[strings.ToLower(m[1])], 1, 0, 0, 0, 0, time.UTC)
 		out = append(out, Window{From: t, To: t.AddDate(0, 1, 0), Grain: Month, Text: m[0]})
 	}
 	blank(reMY)
+	// A day and month without a year: "on June 3rd", "the 3rd of June".
+	dayOfAnyYear := func(mo time.Month, d int, txt string) {
+		if mo == 0 || d < 1 || d > 31 {
+			return
+		}
+		t := time.Date(2000, mo, d, 0, 0, 0, 0, time.UTC) // 2000 is a leap year: 29 February is a day
+		if t.Day() != d {
+			return
+		}
+		out = append(out, Window{From: t, To: t.AddDate(0, 0, 1), Grain: AnyYearDay, Text: txt})
+	}
+	for _, m := range reDayMonth.FindAllStringSubmatch(rest, -1) {
+		d, _ := strconv.Atoi(m[1])
+		dayOfAnyYear(months[strings.ToLower(m[2])], d, m[0])
+	}
+	blank(reDayMonth)
+	for _, m := range reMonthDay.FindAllStringSubmatch(rest, -1) {
+		if strings.EqualFold(m[1], "may") {
+			continue // "may 3 people come": mostly the verb
+		}
+		d, _ := strconv.Atoi(m[2])
+		dayOfAnyYear(months[strings.ToLower(m[1])], d, m[0])
+	}
+	blank(reMonthDay)
 	for _, m := range reMonth.FindAllStringSubmatch(rest, -1) {
 		prep := strings.ToLower(m[1])
 		if strings.EqualFold(m[2], "may") && prep != "in" && prep != "during" && prep != "since" {

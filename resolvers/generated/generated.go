@@ -6715,6 +6715,21 @@ extend type Mutation {
   embedMemories(scopeId: ID!, requestId: ID): Int!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/recall.graphqls", Input: `# Recall: what a search finds by meaning
+# searchMemory expands a query with what the embedded WordNet lexicon knows of its nouns
+# (synonyms, the members of a category it asks about, the category of a member it names); the
+# memories found that way alone say so. See docs/recall.md.
+
+extend enum ResultReason {
+  """
+  Found only by what the query means, not by its words: a synonym, a member of a category the
+  query names (a question about "martial arts" finding "taekwondo"), or the category of a member
+  it names, from the embedded WordNet lexicon. Ranked below memories that match the words
+  (` + "`" + `serve --no-expand` + "`" + ` turns the lexicon off).
+  """
+  LEXICAL
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# Memories: scopes, kernels, memories, associations, search, history and traces
 # A scope owns everything a mind keeps, with exactly one agent kernel and one world kernel.
 # Memories live in tiers, carry a salience score and are joined by typed, bidirectional

@@ -534,6 +534,11 @@ const (
 	ResultReasonAssociation ResultReason = "ASSOCIATION"
 	ResultReasonContext     ResultReason = "CONTEXT"
 	ResultReasonVector      ResultReason = "VECTOR"
+	// Found only by what the query means, not by its words: a synonym, a member of a category the
+	// query names (a question about "martial arts" finding "taekwondo"), or the category of a member
+	// it names, from the embedded WordNet lexicon. Ranked below memories that match the words
+	// (`serve --no-expand` turns the lexicon off).
+	ResultReasonLexical ResultReason = "LEXICAL"
 )
 
 var AllResultReason = []ResultReason{
@@ -541,11 +546,12 @@ var AllResultReason = []ResultReason{
 	ResultReasonAssociation,
 	ResultReasonContext,
 	ResultReasonVector,
+	ResultReasonLexical,
 }
 
 func (e ResultReason) IsValid() bool {
 	switch e {
-	case ResultReasonText, ResultReasonAssociation, ResultReasonContext, ResultReasonVector:
+	case ResultReasonText, ResultReasonAssociation, ResultReasonContext, ResultReasonVector, ResultReasonLexical:
 		return true
 	}
 	return false

@@ -1,0 +1,159 @@
+package search
+
+import (
+	"context"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Expansions of a query (domain.Lexicon) are searched by a query of their own, so that the text's
+// hits keep exactly the scores they have without them and each hit can say which side found it.
+const (
+	// MaxExpansionClauses bounds the expansions searched: the heaviest ones found in the index.
+	MaxExpansionClauses = 64
+	// MaxExpansionChecks bounds the expansions looked up in the index's dictionary (in the order
+	// given: heaviest first), which bounds what a query of a broad category costs.
+	MaxExpansionChecks = 300
+	// LexicalPool is how many of the expansions' best hits are returned.
+	LexicalPool = 200
+)
+
+// expansionQuery is the disjunction of q's expansions that occur in r, each boosted by its
+// weight; nil when none does. An expansion made only of the text's own words adds nothing and
+// is left out; one of several words is a phrase.
+func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuery) (query.Query, error) {
+	said := map[string]bool{}
+	for _, t := range contentAnalyzer.Analyze([]byte(clean(q.Text))) {
+		said[string(t.Term)] = true
+	}
+	var clauses []query.Query
+	has := func(term string) (bool, error) {
+		n, err := docsWith(ctx, r, FieldContent, term)
+		return n > 0, err
+	}
+	if rc, ok := r.(index.IndexReaderContains); ok {
+		// One dictionary per search: a look-up in it walks each segment's FST and reads no
+		// postings (a term of deleted documents only may still be found: its clause then
+		// matches nothing).
+		dict, err := rc.FieldDictContains(FieldContent)
+		if err != nil {
+			return nil, err
+		}
+		has = func(term string) (bool, error) { return dict.Contains([]byte(term)) }
+	}
+	seen := map[string]bool{}
+	for k, e := range q.Expansions {
+		if len(clauses) == MaxExpansionClauses || k == MaxExpansionChecks {
+			break
+		}
+		if e.Weight <= 0 {
+			continue
+		}
+		text := clean(e.Text)
+		tokens := contentAnalyzer.Analyze([]byte(text))
+		if len(tokens) == 0 || len(tokens) > maxPhraseTokens {
+			continue
+		}
+		terms := distinctTerms(tokens)
+		key := ""
+		news := false
+		for _, t := range terms {
+			key += t + " "
+			news = news || !said[t]
+		}
+		if !news || seen[key] {
+			continue
+		}
+		seen[key] = true
+		present := true
+		for _, t := range terms {
+			ok, err := has(t)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				present = false
+				break
+			}
+		}
+		if !present {
+			continue
+		}
+		if len(tokens) == 1 {
+			tq := query.NewTermQuery(terms[0])
+			tq.SetField(FieldContent)
+			tq.SetBoost(e.Weight)
+			clauses = append(clauses, tq)
+			continue
+		}
+		pq := query.NewMatchPhraseQuery(text)
+		pq.SetField(FieldContent)
+		pq.Analyzer = en.AnalyzerName
+		pq.SetBoost(e.Weight)
+		clauses = append(clauses, pq)
+	}
+	if len(clauses) == 0 {
+		return nil, nil
+	}
+	return query.NewDisjunctionQuery(clauses), nil
+}
+
+// lexical returns the best hits of q's expansions within q's scope and filters, with their
+// score in Lexical.
+func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.IndexQuery, most bool) ([]domain.IndexHit, error) {
+	eq, err := expansionQuery(ctx, r, q)
+	if err != nil || eq == nil {
+		return nil, err
+	}
+	conds, ranges, none := filterClauses(q.Filter)
+	if none {
+		return nil, nil
+	}
+	scope := query.NewTermQuery(q.ScopeID)
+	scope.SetField(FieldScope)
+	bq := query.NewBooleanQuery(nil, nil, nil)
+	bq.AddMust(eq)
+	tq := &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges}
+	limit := min(max(q.Limit, DefaultLimit), LexicalPool)
+	var hits []domain.IndexHit
+	if _, ok := r.(*scorch.IndexSnapshot); ok {
+		bq, conds := tq.placeBits(most)
+		hits, err = topHits(ctx, i.idx, r, bq, limit, &i.ids, conds)
+	} else {
+		hits, err = topHits(ctx, i.idx, r, tq.place(most), limit, &i.ids, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k := range hits {
+		hits[k].Lexical, hits[k].Score = hits[k].Score, 0
+	}
+	return hits, nil
+}
+
+// mergeLexical adds lex, the expansions' hits, to hits: a hit of both gets its Lexical score, the
+// others follow the text's hits in lex's order.
+func mergeLexical(hits, lex []domain.IndexHit) []domain.IndexHit {
+	if len(lex) == 0 {
+		return hits
+	}
+	at := make(map[string]int, len(hits))
+	for k, h := range hits {
+		at[h.ID] = k
+	}
+	out := slices.Clip(hits)
+	for _, h := range lex {
+		if k, ok := at[h.ID]; ok {
+			out[k].Lexical = h.Lexical
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package search
+
+import (
+	"context"
+	"testing"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// Expansions are searched by a query of their own: the text's hits keep their scores, the
+// expansions' hits carry Lexical, and only expansions found in the index count.
+func TestSearchExpansions(t *testing.T) {
+	idx := openIndex(t)
+	put(t, idx,
+		doc("lit", "s", "John: martial arts classes start on Monday"),
+		doc("both", "s", "John: I tried karate at the martial arts place"),
+		doc("tkd", "s", "John: I'm off to do some taekwondo!"),
+		doc("kf", "s", "John: kung fu films are fun"),
+		doc("kungonly", "s", "John: the fu of kung"),
+		doc("other", "t", "Maria: taekwondo is fun"),
+		doc("none", "s", "John: a quiet day at home"),
+	)
+	ctx := context.Background()
+	text := "martial arts"
+	plain, err := idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: text, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := []domain.Expansion{
+		{Text: "taekwondo", Weight: 1}, {Text: "karate", Weight: 1}, {Text: "kung fu", Weight: 0.5},
+		{Text: "jujitsu", Weight: 1},     // in no document: left out
+		{Text: "arts", Weight: 1},        // the text's own word: adds nothing
+		{Text: "the of and", Weight: 1},  // stop words only
+		{Text: "zero weight", Weight: 0}, // weighs nothing
+	}
+	hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: text, Limit: 10, Expansions: exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]domain.IndexHit{}
+	for _, h := range hits {
+		by[h.ID] = h
+	}
+	// The text's hits come first, in their order and with their scores, as without expansions.
+	for i, h := range plain {
+		if hits[i].ID != h.ID || hits[i].Score != h.Score {
+			t.Fatalf("hit %d = %+v, want the text's hit %+v first", i, hits[i], h)
+		}
+	}
+	if got, want := ids(hits), []string{"lit", "both", "tkd", "kf"}; !sameSet(got, want) {
+		// lit and both match the text (both first: two words of it), tkd and kf only expansions
+		t.Fatalf("hits = %v, want %v", got, want)
+	}
+	if h := by["both"]; h.Score <= 0 || h.Lexical <= 0 {
+		t.Fatalf("both = %+v, want a text score and a lexical one", h)
+	}
+	if h := by["lit"]; h.Score <= 0 || h.Lexical != 0 {
+		t.Fatalf("lit = %+v, want a text score only", h)
+	}
+	if h := by["tkd"]; h.Score != 0 || h.Lexical <= 0 {
+		t.Fatalf("tkd = %+v, want a lexical score only", h)
+	}
+	// A phrase matches as a phrase, and a lighter expansion scores less.
+	if _, ok := by["kungonly"]; ok {
+		t.Fatal("kung fu matched a document with both words apart")
+	}
+	if by["kf"].Lexical >= by["tkd"].Lexical {
+		t.Fatalf("kung fu (0.5) scored %v, taekwondo (1) %v", by["kf"].Lexical, by["tkd"].Lexical)
+	}
+	// Never another scope's, whichever side finds it.
+	if _, ok := by["other"]; ok {
+		t.Fatal("a hit of another scope")
+	}
+	// Expansions found nowhere leave the search as it was.
+	hits, err = idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: text, Limit: 10,
+		Expansions: []domain.Expansion{{Text: "jujitsu", Weight: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != len(plain) {
+		t.Fatalf("with an absent expansion: %+v, want %+v", hits, plain)
+	}
+	// Filters hold for the expansions' hits too.
+	hits, err = idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: text, Limit: 10, Expansions: exp,
+		Filter: domain.MemoryFilter{Kinds: []domain.MemoryKind{domain.KindSemantic}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 0 {
+		t.Fatalf("filtered out kind: %+v", hits)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]int{}
+	for _, x := range a {
+		m[x]++
+	}
+	for _, x := range b {
+		m[x]--
+	}
+	for _, v := range m {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
