@@ -51,6 +51,10 @@ type Config struct {
 	// Public reports the paths served without a key (health probes, static pages that hold no
 	// data); nil: none.
 	Public func(path string) bool
+	// Bulk reports whether a path takes a JSON Lines stream (application/x-ndjson) as its body:
+	// the whole graph's dump, which goes through unread and unbounded (the handler checks its
+	// caller is ADMIN).
+	Bulk func(path string) bool
 	// WebsocketPath is the path whose websockets may authenticate in connection_init instead of
 	// the upgrade request's header (a browser cannot set one).
 	WebsocketPath string
@@ -197,6 +201,11 @@ func (e *Edge) serve(w *statusWriter, r *http.Request, info *requestInfo, public
 	}
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt == "application/x-ndjson" && e.cfg.Bulk != nil && e.cfg.Bulk(r.URL.Path) {
+			// A dump is streamed to its reader, not held: --max-body-bytes bounds requests.
+			next.ServeHTTP(w, r)
+			return
+		}
 		if mt != "application/json" {
 			e.refuse(w, domain.Errorf(EUNSUPPORTEDMEDIA, "send JSON (Content-Type: application/json); form and other encodings are not accepted"))
 			return

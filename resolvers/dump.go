@@ -16,6 +16,13 @@ func DumpHandler(cx *cortex.Cortex) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/export" && r.Method == http.MethodGet:
+			if !domain.PrincipalFrom(r.Context()).Admin() {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []map[string]any{{
+					"message": "only an ADMIN key may dump the whole graph", "extensions": map[string]any{"code": domain.EFORBIDDEN}}}})
+				return
+			}
 			w.Header().Set("Content-Type", "application/x-ndjson")
 			w.Header().Set("Content-Disposition", `attachment; filename="totalrecall.jsonl"`)
 			// Once the dump has started the status is sent: a failure cuts it short.

@@ -185,7 +185,7 @@ func (f *exposeFlags) buildEdge(cx *cortex.Cortex, logger *slog.Logger, metrics 
 	if f.auth {
 		rate, burst = f.rateLimit, f.rateBurst
 	}
-	e := edge.New(edge.Config{Auth: f.auth, Keys: cx, Public: isPublic,
+	e := edge.New(edge.Config{Auth: f.auth, Keys: cx, Public: isPublic, Bulk: func(p string) bool { return p == "/import" },
 		WebsocketPath: "/query", MaxBodyBytes: f.bodyLimit(), RateLimit: rate, RateBurst: burst,
 		MaxWebsocketMessageBytes: f.maxWSMessageBytes, AccessLog: access, Metrics: metrics})
 	gql := resolvers.Options{MaxComplexity: f.maxComplexity, MaxDepth: f.maxDepth, NoIntrospection: !f.introspectionOn(),

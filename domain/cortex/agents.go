@@ -216,6 +216,9 @@ func (c *Cortex) dumper() (domain.Dumper, error) {
 // ExportDump writes the whole graph as a dump (JSON Lines, ids preserved) and returns the number
 // of lines. Errors: UNAVAILABLE.
 func (c *Cortex) ExportDump(ctx context.Context, w io.Writer) (int, error) {
+	if err := needAdmin(ctx, "dump the whole graph"); err != nil {
+		return 0, err
+	}
 	d, err := c.dumper()
 	if err != nil {
 		return 0, err
@@ -227,6 +230,9 @@ func (c *Cortex) ExportDump(ctx context.Context, w io.Writer) (int, error) {
 // imported memories when the server next starts. Errors: INVALID_ARGUMENT (a malformed dump),
 // CONFLICT, UNAVAILABLE.
 func (c *Cortex) ImportDump(ctx context.Context, r io.Reader) (int, error) {
+	if err := needAdmin(ctx, "load a dump"); err != nil {
+		return 0, err
+	}
 	d, err := c.dumper()
 	if err != nil {
 		return 0, err
