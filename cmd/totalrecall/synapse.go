@@ -9,6 +9,7 @@ import (
 // registerSynapseFlags adds the Synapse's rules to serve (docs/synapse.md); every other command
 // runs with the defaults.
 func registerSynapseFlags(fs *flag.FlagSet, p *synapse.Params) {
+	p.Given = true // every field below has its flag, with its default
 	fs.DurationVar(&p.TemporalScale, "synapse-temporal-scale", synapse.DefaultTemporalScale, "time over which a TEMPORAL association weakens to its floor of 0.5 (stored sessions and imports alike)")
 	fs.DurationVar(&p.SessionGap, "synapse-session-gap", synapse.DefaultSessionGap, "memories stored without a sessionId further apart than this open a new episode of their scope")
 	fs.IntVar(&p.EpisodeMax, "synapse-episode-max", synapse.DefaultEpisodeMax, "most memories of an episode the Synapse forms; the next opens another")

@@ -12,6 +12,9 @@ import (
 // Params are the rules by which the Synapse connects stored memories (docs/synapse.md). Zero
 // values take the defaults (WithDefaults).
 type Params struct {
+	// Given says every value is as set (serve's flags set them all): WithDefaults leaves a 0 —
+	// no THEMATIC or PERSON links, no strengthening on claims — as it is.
+	Given bool
 	// TemporalScale is the time over which a TEMPORAL association weakens from 1 to its floor.
 	TemporalScale time.Duration
 	// SessionGap splits the memories a scope stores without a session into episodes: the next
@@ -72,8 +75,11 @@ const (
 // DefaultParams returns the default rules.
 func DefaultParams() Params { return Params{}.WithDefaults() }
 
-// WithDefaults fills unset values.
+// WithDefaults fills unset values (none when the values are Given).
 func (p Params) WithDefaults() Params {
+	if p.Given {
+		return p
+	}
 	d := func(v *time.Duration, def time.Duration) {
 		if *v == 0 {
 			*v = def
