@@ -91,6 +91,11 @@ func (m EngineMemory) badgerOptions(o badger.Options) badger.Options {
 }
 
 func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
+	rollupPolicy.Do(func() {
+		// The engine's rollup policy is its package's (one per process): set once, before any
+		// engine of this process runs, so no engine reads it while it is written.
+		posting.RollupOnCommit, posting.RollupMinDeltas = false, rollupMinDeltas
+	})
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -145,12 +150,13 @@ func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
 // the other hot lists, and a list the posting cache holds when it reaches 500 (Dgraph's own rule).
 const rollupMinDeltas = 8
 
+var rollupPolicy sync.Once
+
 // startRollups starts the engine's rollups; under the store's write lock, after a commit.
 func (e *embeddedBackend) startRollups() {
 	if e.rollups != nil {
 		return
 	}
-	posting.RollupOnCommit, posting.RollupMinDeltas = false, rollupMinDeltas
 	e.rollups = z.NewCloser(1)
 	go posting.IncrRollup.Process(e.rollups, func(bool) uint64 { return e.readTs.Load() })
 }
