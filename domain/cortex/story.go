@@ -566,13 +566,26 @@ func (c *Cortex) Story(ctx context.Context, scopeID string) (*Story, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The state and the chapters are two reads; a chapter committed between them moves the
+	// anchor, so they are read again until the anchor is the same before and after.
+	var chs []*subconscious.Chapter
 	st, err := sp.store.StoryState(ctx, scopeID)
 	if err != nil {
 		return nil, err
 	}
-	chs, err := c.listChapters(ctx, scopeID, 0)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		if chs, err = c.listChapters(ctx, scopeID, 0); err != nil {
+			return nil, err
+		}
+		after, err := sp.store.StoryState(ctx, scopeID)
+		if err != nil {
+			return nil, err
+		}
+		same := (st.Anchor == nil) == (after.Anchor == nil) && (st.Anchor == nil || st.Anchor.Equal(*after.Anchor))
+		st = after
+		if same || attempt == 4 {
+			break
+		}
 	}
 	if chs == nil {
 		chs = []*subconscious.Chapter{}
