@@ -30,9 +30,12 @@ func TestManyServersOneGraph(t *testing.T) {
 	if uri == "" {
 		t.Skip("TOTALRECALL_TEST_DGRAPH not set: no cluster configured")
 	}
-	a := serveProcess(t, "--store", uri, "--index", filepath.Join(t.TempDir(), "a"))
+	// The Synapse connects nothing here and strengthens nothing on claims: the strengths these
+	// subtests count are their own (the Synapse across servers is TestSynapseConnectsOnceAcrossRestarts's).
+	quiet := []string{"--synapse-claim-strengthen", "0", "--synapse-thematic-max", "0", "--synapse-person-max", "0", "--synapse-session-gap", "1ns"}
+	a := serveProcess(t, append([]string{"--store", uri, "--index", filepath.Join(t.TempDir(), "a")}, quiet...)...)
 	defer a.stop(t)
-	b := serveProcess(t, "--store", uri, "--index", filepath.Join(t.TempDir(), "b"))
+	b := serveProcess(t, append([]string{"--store", uri, "--index", filepath.Join(t.TempDir(), "b")}, quiet...)...)
 	defer b.stop(t)
 	scope, _, _ := a.createScope(t, "many servers")
 

@@ -151,7 +151,14 @@ func await(t *testing.T, ch <-chan note, typename string, ok func(note) bool) no
 // eventually retries check until it passes, failing after 15s with its last complaint.
 func eventually(t *testing.T, check func() string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	eventuallyWithin(t, 15*time.Second, check)
+}
+
+// eventuallyWithin is eventually with its own bound, for waits on the consumers (the Synapse
+// defers while memories arrive, up to --synapse-max-defer, on a cluster under load).
+func eventuallyWithin(t *testing.T, bound time.Duration, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for {
 		msg := check()
 		if msg == "" {
@@ -576,7 +583,7 @@ func testDecayOverASimulatedYear(t *testing.T, s *server) {
 	// Once the Salience context has scored every memory after its store and claim (a claim may
 	// lift a memory), and after the Synapse strengthened what a claim strengthens, the year
 	// starts from the tiers they are in.
-	eventually(t, func() string {
+	eventuallyWithin(t, time.Minute, func() string {
 		for _, rid := range requests {
 			var tr struct {
 				Trace struct {
