@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // explorerScope is a scope of every node and edge kind, built through the API as a user would:
@@ -236,6 +237,21 @@ func TestExploreAPI(t *testing.T) {
 // testExportsOverHTTPAndCLI: GET /export/{scope}.{format} and `totalrecall export --format`
 // (from the server, with --server) write the scope's graph; refusals are clean statuses.
 func testExportsOverHTTPAndCLI(t *testing.T, s *server, e explorerScope, data string) {
+	// The Synapse connects the seeded memories in the background: the formats are compared once
+	// the scope's graph has stopped changing (the same export a second apart).
+	prev := ""
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		resp, err := http.Get("http://" + s.addr + "/export/" + e.id + ".graphml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) == prev {
+			break
+		}
+		prev = string(b)
+	}
 	var all struct {
 		Memories struct{ TotalCount int }
 	}
