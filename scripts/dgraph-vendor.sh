@@ -25,4 +25,5 @@ for p in $pkgs; do
 done
 chmod -R u+w "$dst"
 patch -s -d "$dst" -p1 <third_party/dgraph.patch
+gofmt -w "$dst" # the repository keeps every Go file gofmt'd (upstream's generated pb.pb.go is not)
 echo "third_party/dgraph: $(echo "$pkgs" | wc -w) packages of $mod@$ver, patched"
