@@ -216,30 +216,11 @@ func TestKilledTwentyTimes(t *testing.T) {
 func agree(t *testing.T, s *server, scope string, all, last map[string]string, cycle int) {
 	t.Helper()
 	graphIDs := map[string]bool{}
-	after := ""
-	for {
-		var r struct {
-			Memories struct {
-				Nodes       []memory
-				EndCursor   *string
-				HasNextPage bool
-			}
+	for id, content := range scopeContents(t, s, scope) {
+		graphIDs[id] = true
+		if w, ok := all[id]; ok && content != "acknowledged "+w {
+			t.Fatalf("cycle %d: memory %s holds %q, acknowledged as %q", cycle, id, content, w)
 		}
-		vars := map[string]any{"s": scope}
-		if after != "" {
-			vars["a"] = after
-		}
-		s.ok(t, `query($s: ID!, $a: String) { memories(scopeId: $s, first: 1000, after: $a) { nodes { id content } endCursor hasNextPage } }`, vars, &r)
-		for _, m := range r.Memories.Nodes {
-			graphIDs[m.ID] = true
-			if w, ok := all[m.ID]; ok && m.Content != "acknowledged "+w {
-				t.Fatalf("cycle %d: memory %s holds %q, acknowledged as %q", cycle, m.ID, m.Content, w)
-			}
-		}
-		if !r.Memories.HasNextPage {
-			break
-		}
-		after = *r.Memories.EndCursor
 	}
 	for id := range all {
 		if !graphIDs[id] {

@@ -219,29 +219,7 @@ func TestSigtermDuringStoresLosesNothing(t *testing.T) {
 // exactly what a search for every one of its words finds.
 func verifyAcked(t *testing.T, s *server, scope string, acked map[string]string) {
 	t.Helper()
-	listed := map[string]string{}
-	after := ""
-	for {
-		var r struct {
-			Memories struct {
-				Nodes       []memory
-				EndCursor   *string
-				HasNextPage bool
-			}
-		}
-		vars := map[string]any{"s": scope}
-		if after != "" {
-			vars["a"] = after
-		}
-		s.ok(t, `query($s: ID!, $a: String) { memories(scopeId: $s, first: 1000, after: $a) { nodes { id content } endCursor hasNextPage } }`, vars, &r)
-		for _, m := range r.Memories.Nodes {
-			listed[m.ID] = m.Content
-		}
-		if !r.Memories.HasNextPage {
-			break
-		}
-		after = *r.Memories.EndCursor
-	}
+	listed := scopeContents(t, s, scope)
 	for id, word := range acked {
 		if listed[id] != "acknowledged "+word {
 			t.Fatalf("acknowledged memory %s lost: %q", id, listed[id])
@@ -315,4 +293,32 @@ func TestGarbledIndexIsRebuiltAtStart(t *testing.T) {
 		t.Fatalf("the start did not rebuild the index from the log: %q\n%s", m, log)
 	}
 	verifyAcked(t, &server{addr: p2.addr}, scope, acked)
+}
+
+// scopeContents lists every memory of the scope, page by page: id → content.
+func scopeContents(t *testing.T, s *server, scope string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	after := ""
+	for {
+		var r struct {
+			Memories struct {
+				Nodes       []memory
+				EndCursor   *string
+				HasNextPage bool
+			}
+		}
+		vars := map[string]any{"s": scope}
+		if after != "" {
+			vars["a"] = after
+		}
+		s.ok(t, `query($s: ID!, $a: String) { memories(scopeId: $s, first: 1000, after: $a) { nodes { id content } endCursor hasNextPage } }`, vars, &r)
+		for _, m := range r.Memories.Nodes {
+			out[m.ID] = m.Content
+		}
+		if !r.Memories.HasNextPage {
+			return out
+		}
+		after = *r.Memories.EndCursor
+	}
 }
