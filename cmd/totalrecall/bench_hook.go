@@ -4,25 +4,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/totalrecall/totalrecall/cli"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
-	"github.com/totalrecall/totalrecall/resolvers"
 )
 
 // benchHook measures the user-prompt-submit hook as a coding agent runs it — a process started
@@ -31,11 +30,11 @@ import (
 // to the same server). Hook runs and queries alternate, so load on the machine weighs on both.
 func benchHook(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench hook", flag.ContinueOnError)
-	var sf storeFlags
 	data := fs.String("data", "", "keep the corpus in this folder and reuse it on later runs (default: a temp folder, removed)")
 	corpus := fs.Int("corpus", 100000, "memories in the scope")
 	runs := fs.Int("runs", 300, "hook runs (and as many resonate queries) for the latency figures")
 	slow := fs.Int("slow-runs", 30, "hook runs without the fast path (the engine initialised first), for comparison (0: none)")
+	limit := fs.String("memory-limit", formatSize(defaultMemoryLimit), "the server's --memory-limit")
 	pace := fs.Duration("pace", 50*time.Millisecond, "pause between runs (a mind's turns are seconds apart)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,57 +52,42 @@ func benchHook(args []string, stdout io.Writer) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	sf.store = "file://" + dir
-	ctx := context.Background()
-	st, idx, cx, err := sf.open(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	defer idx.Close()
-	defer cx.Close()
 	const scopeName = "bench-hook"
-	sc, _, err := cx.ResolveScope(ctx, scopeName)
+	scopeID, have, err := hookCorpus(dir, scopeName, *corpus, stdout)
 	if err != nil {
 		return err
 	}
-	words := vocabulary()
-	rng := rand.New(rand.NewPCG(5, 6))
-	page, err := cx.Memories(ctx, sc.ID, domain.MemoryFilter{}, domain.Page{First: 1})
+	// The hook talks to serve as a user runs it: its own process, its default memory budget, its
+	// read cache warmed at start.
+	logPath := filepath.Join(dir, "server.log")
+	_ = os.Remove(logPath)
+	srv, err := startServeProc(dir, *limit, logPath)
 	if err != nil {
 		return err
 	}
-	have := page.TotalCount
-	if have < *corpus {
-		start := time.Now()
-		for have < *corpus {
-			ins := make([]hippocampus.StoreInput, min(1000, *corpus-have))
-			for i := range ins {
-				imp := rng.Float64()
-				ins[i] = hippocampus.StoreInput{ScopeID: sc.ID, Content: sentence(rng, words), Importance: &imp}
-			}
-			if _, err := cx.StoreMemories(ctx, ins, cortex.Meta{}); err != nil {
-				return err
-			}
-			have += len(ins)
+	defer srv.stop()
+	for start := time.Now(); warmTook(logPath) == ""; time.Sleep(100 * time.Millisecond) {
+		if err := srv.alive(); err != nil {
+			return err
 		}
-		waitConsumers(cx)
-		fmt.Fprintf(stdout, "set-up: %d memories stored in %s\n", have, time.Since(start).Round(time.Second))
+		if time.Since(start) > 10*time.Minute {
+			return errors.New("serve did not warm its read cache within 10 minutes")
+		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: routes(cx, func() bool { return true }, resolvers.Options{})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	url := "http://" + ln.Addr().String()
+	// The consumers catch up with what the set-up left them, then the measuring starts.
+	waitProcIdle(srv.cmd.Process.Pid, time.Minute)
+	fmt.Fprintf(stdout, "serve (--memory-limit %s) ready in %s, read cache warm in %s; its log: %s\n", *limit, srv.ready.Round(time.Millisecond), warmTook(logPath), logPath)
+	url := "http://" + srv.addr
 	c := &benchClient{url: url + "/query", http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	sc := struct{ ID string }{scopeID}
 	const instance = "bench-hook-session"
-	if _, err := cx.SessionStart(ctx, cortex.SessionStartInput{InstanceID: instance, MindType: "claude-code", ScopeID: sc.ID}); err != nil {
+	if err := c.do(`mutation($i: ID!, $s: ID!) { sessionStart(instanceId: $i, mindType: "claude-code", scopeId: $s) { welcome } }`,
+		map[string]any{"i": instance, "s": sc.ID}, nil); err != nil {
 		return err
 	}
 	empty := 0
+	words := vocabulary()
+	rng := rand.New(rand.NewPCG(7, 8))
 	message := func() string {
 		ws := strings.Fields(sentence(rng, words))
 		return strings.Join(ws[:4+rng.IntN(5)], " ")
@@ -155,10 +139,7 @@ func benchHook(args []string, stdout io.Writer) error {
 			map[string]any{"s": sc.ID, "m": m, "n": 3}, nil)
 		return time.Since(t0), err
 	}
-	// The read cache filled as serve fills it at start, then both paths warmed.
-	if ws, err := st.Warm(ctx); err == nil {
-		fmt.Fprintf(stdout, "read cache warm: %d memories, %d associations in %s\n", ws.Memories, ws.Edges, ws.Duration.Round(time.Millisecond))
-	}
+	// Both paths warmed.
 	for i := 0; i < 20; i++ {
 		if _, _, err := hook(message()); err != nil {
 			return err
@@ -193,8 +174,7 @@ func benchHook(args []string, stdout io.Writer) error {
 		time.Sleep(*pace)
 	}
 	rssMax, slowRSS := hookRSS(), hookRSS(cli.EnvNoFastPath+"=1")
-	var self syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	srvMem := srv.rss.Peak()
 	fmt.Fprintf(stdout, "totalrecall bench hook — %d memories in one scope, %d cores, %d hook runs alternated with %d resonate queries\n\n",
 		have, runtimeCPUs(), *runs, *runs)
 	fmt.Fprintf(stdout, "%-62s %12s   %s\n", "figure", "totalrecall", "baseline (same run, same server)")
@@ -209,7 +189,54 @@ func benchHook(args []string, stdout io.Writer) error {
 				fmt.Sprintf("the same hook, the engine initialised first, p%d (%d runs)", p, len(slat)), ms(pct(slat, p)), ms(pct(hlat, p)))
 		}
 	}
-	fmt.Fprintf(stdout, "%-62s %9.1fMiB   %6.1fMiB without the fast path; the server (this process): %.0f MiB\n", "hook process, max resident memory",
-		float64(rssMax)/1024, float64(slowRSS)/1024, float64(self.Maxrss)/1024)
+	fmt.Fprintf(stdout, "%-62s %9.1fMiB   %6.1fMiB without the fast path\n", "hook process, max resident memory",
+		float64(rssMax)/1024, float64(slowRSS)/1024)
+	fmt.Fprintf(stdout, "%-62s %9.1fMiB   %6.1fMiB its mapped index and table files (page cache)\n", "serve, peak anonymous resident memory (RssAnon)",
+		float64(srvMem.Anon)/(1<<20), float64(srvMem.File)/(1<<20))
 	return nil
+}
+
+// hookCorpus makes sure the scope scopeName of the store in dir holds corpus memories (a corpus
+// from an earlier run is reused), lets the consumers connect them, and closes the store again.
+func hookCorpus(dir, scopeName string, corpus int, stdout io.Writer) (scopeID string, have int, err error) {
+	var sf storeFlags
+	sf.store = "file://" + dir
+	ctx := context.Background()
+	st, idx, cx, err := sf.open(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return "", 0, err
+	}
+	// Closed in this order, and the folders' locks given back: serve opens them next.
+	defer sf.unlockData()
+	defer st.Close()
+	defer idx.Close()
+	defer cx.Close()
+	sc, _, err := cx.ResolveScope(ctx, scopeName)
+	if err != nil {
+		return "", 0, err
+	}
+	words := vocabulary()
+	rng := rand.New(rand.NewPCG(5, 6))
+	page, err := cx.Memories(ctx, sc.ID, domain.MemoryFilter{}, domain.Page{First: 1})
+	if err != nil {
+		return "", 0, err
+	}
+	have = page.TotalCount
+	if have < corpus {
+		start := time.Now()
+		for have < corpus {
+			ins := make([]hippocampus.StoreInput, min(1000, corpus-have))
+			for i := range ins {
+				imp := rng.Float64()
+				ins[i] = hippocampus.StoreInput{ScopeID: sc.ID, Content: sentence(rng, words), Importance: &imp}
+			}
+			if _, err := cx.StoreMemories(ctx, ins, cortex.Meta{}); err != nil {
+				return "", 0, err
+			}
+			have += len(ins)
+		}
+		waitConsumers(cx)
+		fmt.Fprintf(stdout, "set-up: %d memories stored in %s\n", have, time.Since(start).Round(time.Second))
+	}
+	return sc.ID, have, nil
 }
