@@ -2,7 +2,6 @@ package recall
 
 import (
 	"context"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -232,9 +231,17 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		}
 		addEpisode := func(id string, items []string) {
 			members[id] = items
+			// A sum of floating-point numbers in a fixed order, whatever the order of the items:
+			// the few that match, smallest first.
+			var sq []float64
 			for _, it := range items {
-				t := textOf.of(it)
-				energy[id] += t * t
+				if t := textOf.of(it); t > 0 {
+					sq = append(sq, t*t)
+				}
+			}
+			slices.Sort(sq)
+			for _, v := range sq {
+				energy[id] += v
 			}
 		}
 		if mr, ok := es.(domain.EpisodeMemberReader); ok && len(epIDs) > 0 {
@@ -243,9 +250,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 				wg.Wait()
 				return nil, err
 			}
-			// In a fixed order: an energy is a sum of floating-point numbers.
-			for _, id := range slices.Sorted(maps.Keys(m)) {
-				addEpisode(id, slices.Sorted(slices.Values(m[id])))
+			for id, items := range m {
+				addEpisode(id, items)
 			}
 		} else if len(epIDs) > 0 {
 			eps, err := es.Episodes(ctx, q.ScopeID, domain.EpisodeFilter{IDs: epIDs, WithItems: true})
@@ -275,7 +281,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		}
 	}
 	for _, e := range topKeys(energy, EpisodeFanout) {
-		for _, it := range members[e] {
+		// In a fixed order: the episodes' members come from the store in none.
+		for _, it := range slices.Sorted(slices.Values(members[e])) {
 			addCand(it)
 		}
 	}
