@@ -185,3 +185,4 @@ require (
 tool github.com/99designs/gqlgen
 
 replace github.com/hypermodeinc/dgraph/v25 => ./third_party/dgraph
+replace github.com/goccy/go-json => ./third_party/go-json
