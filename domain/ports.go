@@ -36,6 +36,14 @@ type AssociationUpdate func(cur *Association, src, dst *Memory) (*Association, [
 // KernelUpdate changes a kernel and returns the events that emits.
 type KernelUpdate func(k *Kernel) ([]*Event, error)
 
+// SharedMemoryReader is the optional Store capability of loading memories without copying them:
+// the memories it returns may be shared with the store's cache, and a caller must not modify
+// them (Clone the ones it hands on). A search reads hundreds of candidates to return ten.
+type SharedMemoryReader interface {
+	// SharedMemories loads the memories that exist among ids, in the order of ids.
+	SharedMemories(ctx context.Context, ids []string) ([]*Memory, error)
+}
+
 // Store is the knowledge graph. Every write commits the changed records and their events in one
 // atomic request; events get their Seq there. The store itself refuses references across scopes
 // (CROSS_SCOPE_REFERENCE) and enforces at-most-once application per Request.

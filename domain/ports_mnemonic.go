@@ -156,7 +156,8 @@ func (c *MemoryContext) Clone() *MemoryContext {
 // RecallContextReader is the store capability Recall ranks with beyond the text: episodes and
 // temporal neighbours of candidate memories, and the persons a scope knows.
 type RecallContextReader interface {
-	// MemoryContexts returns the context of each of ids that exists in scope.
+	// MemoryContexts returns the context of each of ids that exists in scope. The contexts may
+	// be shared with the store's cache: callers must not modify them.
 	MemoryContexts(ctx context.Context, scopeID string, ids []string) (map[string]*MemoryContext, error)
 	// ScopePersons returns the distinct values of the scope's person facets.
 	ScopePersons(ctx context.Context, scopeID string) ([]string, error)
@@ -166,7 +167,8 @@ type RecallContextReader interface {
 // Episodes with items, as it reads neither the episodes' documents nor their members' order.
 type EpisodeMemberReader interface {
 	// EpisodeMembers returns the member memory ids of each of ids that is an episode of the
-	// scope, in no particular order; other ids are left out.
+	// scope, in no particular order; other ids are left out. The lists may be shared with the
+	// store's cache: callers must not modify them.
 	EpisodeMembers(ctx context.Context, scopeID string, ids []string) (map[string][]string, error)
 }
 

@@ -39,14 +39,16 @@ func (m EngineMemory) Total() int64 {
 // the share of a 1 GiB budget (EngineMemoryFor).
 func DefaultEngineMemory() EngineMemory { return EngineMemoryFor(1 << 30) }
 
-// EngineMemoryFor is the engine's share of a process's memory budget: about a quarter of it in
+// EngineMemoryFor is the engine's share of a process's memory budget: about a fifth of it in
 // caches and memtables. A memtable is a thirty-second of the budget (at most Badger's default of
-// 64 MiB, at least 8 MiB), and three of them at most.
+// 64 MiB, at least 8 MiB), and three of them at most. The block cache is small: new tables are
+// written uncompressed and read in place from their mapped files (badgerOptions), so it holds
+// little of the process's own memory.
 func EngineMemoryFor(budget int64) EngineMemory {
 	mt := min(max(budget/32, 8<<20), 64<<20)
 	return EngineMemory{
 		PostingCache: budget / 16,
-		BlockCache:   budget / 10,
+		BlockCache:   budget / 32,
 		MemTable:     mt,
 		Memtables:    3,
 	}

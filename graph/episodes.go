@@ -86,7 +86,7 @@ func (s *Store) EpisodeMembers(ctx context.Context, scopeID string, ids []string
 		hit, miss = s.cache.episodeMembers(ids)
 		for id, cm := range hit {
 			if cm.kind == kindEpisode && cm.scope == scopeID {
-				out[id] = append([]string(nil), cm.members...)
+				out[id] = cm.members
 			}
 		}
 		if len(miss) == 0 {
@@ -121,7 +121,7 @@ func (s *Store) EpisodeMembers(ctx context.Context, scopeID string, ids []string
 		if s.cache != nil && n.Kind == kindEpisode {
 			// Cached for the searches that follow: an episode's members change only by writes
 			// that name it (readCache.written drops it then).
-			s.cache.fillMembers(e, n.ID, &cachedMembers{uid: n.UID, kind: n.Kind, scope: n.Scope, members: append([]string(nil), members...)})
+			s.cache.fillMembers(e, n.ID, &cachedMembers{uid: n.UID, kind: n.Kind, scope: internScope(n.Scope), members: members})
 		}
 		if n.Kind != kindEpisode || n.Scope != scopeID {
 			continue

@@ -177,6 +177,18 @@ func (s *Store) Memory(ctx context.Context, id string) (*domain.Memory, error) {
 
 // Memories loads the memories that exist among ids, in the order of ids.
 func (s *Store) Memories(ctx context.Context, ids []string) ([]*domain.Memory, error) {
+	return s.memories(ctx, ids, true)
+}
+
+// SharedMemories is Memories without copying what the read cache holds: the memories must not
+// be modified (domain.SharedMemoryReader).
+func (s *Store) SharedMemories(ctx context.Context, ids []string) ([]*domain.Memory, error) {
+	return s.memories(ctx, ids, false)
+}
+
+var _ domain.SharedMemoryReader = (*Store)(nil)
+
+func (s *Store) memories(ctx context.Context, ids []string, clone bool) ([]*domain.Memory, error) {
 	valid := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if domain.ValidID(id) {
@@ -188,7 +200,7 @@ func (s *Store) Memories(ctx context.Context, ids []string) ([]*domain.Memory, e
 	}
 	byID, miss := map[string]*domain.Memory{}, valid
 	if s.cache != nil {
-		byID, miss = s.cache.memories(valid)
+		byID, miss = s.cache.memories(valid, clone)
 	}
 	if len(miss) > 0 {
 		var e uint64

@@ -43,16 +43,17 @@ type readCache struct {
 	dead     map[string]uint64
 	inflight map[uint64]int
 
-	// budget bounds each of the cache's two parts (approximate bytes): records (memories and
-	// their recall contexts) use used of it, the walk's entries (associations and states)
-	// walkUsed. Each part evicts only for itself: a search's records do not push out the walk's
+	// budget bounds the records' part (memories, their recall contexts, episodes' members:
+	// what a search reads), which uses used of it, and walkBudget the walk's (associations and
+	// states), which uses walkUsed; both count about what their entries take of the heap. Each
+	// part evicts only for itself: a search's records do not push out the walk's
 	// neighbourhoods, nor the other way round.
-	budget, used, walkUsed int
-	mems                   map[string]*cachedMemory // by memory id
-	ctxs                   map[string]*cachedContext
-	eps                    map[string]*cachedMembers // episodes' members, by episode id
-	adj                    map[string]*cachedAdj
-	stateOf                map[string]*cachedState // states of memories not in mems, for total recall's walk
+	budget, used, walkBudget, walkUsed int
+	mems                               map[string]*cachedMemory // by memory id
+	ctxs                               map[string]*cachedContext
+	eps                                map[string]*cachedMembers // episodes' members, by episode id
+	adj                                map[string]*cachedAdj
+	stateOf                            map[string]*cachedState // states of memories not in mems, for total recall's walk
 	// entries are the explorer's nodes with their edges by uid (any node, not only memories),
 	// in the walk's part of the budget; kept apart from uids, which maps memories' uids.
 	entries map[string]*xEntry
@@ -60,11 +61,11 @@ type readCache struct {
 	persons map[string][]string
 }
 
+// cachedMemory is a memory as the cache holds it: the record alone, which a patch replaces
+// (never changes: readers may hold it).
 type cachedMemory struct {
 	uid  string
-	node memNode
-	doc  memDoc
-	m    *domain.Memory // node.build(doc)
+	m    *domain.Memory
 	size int
 }
 
@@ -104,11 +105,15 @@ const stateSize = 96
 // (approximate bytes of memories and contexts held; of associations and states held).
 const DefaultReadCacheBytes = 64 << 20
 
-func newReadCache(budget int) *readCache {
+func newReadCache(budget int) *readCache { return newReadCacheParts(budget, budget) }
+
+// newReadCacheParts is a cache whose records' part holds budget bytes and whose walk's part
+// holds walks bytes; nil when budget is 0 or less.
+func newReadCacheParts(budget, walks int) *readCache {
 	if budget <= 0 {
 		return nil
 	}
-	return &readCache{budget: budget, dead: map[string]uint64{}, inflight: map[uint64]int{},
+	return &readCache{budget: budget, walkBudget: max(walks, 0), dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
 		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
 		entries: map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
@@ -151,17 +156,20 @@ func (c *readCache) fresh(e uint64, uid string) bool {
 	return e >= c.cleared && c.dead[uid] <= e
 }
 
-// memories returns the cached memories among ids (copies) and the ids it does not hold.
-func (c *readCache) memories(ids []string) (map[string]*domain.Memory, []string) {
+// memories returns the cached memories among ids (copies, or with !clone the cached values,
+// which patches replace and never change) and the ids it does not hold.
+func (c *readCache) memories(ids []string, clone bool) (map[string]*domain.Memory, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	hit := make(map[string]*domain.Memory, len(ids))
 	var miss []string
 	for _, id := range ids {
-		if cm := c.mems[id]; cm != nil {
+		if cm := c.mems[id]; cm == nil {
+			miss = append(miss, id)
+		} else if clone {
 			hit[id] = cm.m.Clone()
 		} else {
-			miss = append(miss, id)
+			hit[id] = cm.m
 		}
 	}
 	return hit, miss
@@ -183,7 +191,72 @@ func newCachedMemory(n *memNode) (*cachedMemory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cachedMemory{uid: n.UID, node: *n, doc: d, m: n.build(d), size: 256 + len(n.Content) + len(n.Doc) + 32*len(n.Tags)}, nil
+	m := n.build(d)
+	compactMemory(m)
+	return &cachedMemory{uid: n.UID, m: m, size: memoryBytes(m, len(n.Doc))}, nil
+}
+
+// memoryBytes is about what a cached memory takes of the heap: its record and strings, the
+// cache's maps' entries by id and by uid, and its metadata (about its document's length).
+func memoryBytes(m *domain.Memory, doc int) int {
+	size := 640 + len(m.Content) + len(m.SessionID) + 48*len(m.Tags)
+	for _, t := range m.Tags {
+		size += len(t)
+	}
+	if len(m.Metadata) > 0 {
+		size += 2 * doc
+	}
+	return size
+}
+
+// compactMemory makes a cached record share what many records hold the same: the names of its
+// kind, tier and state, and its scope's id (one string per scope, not one per record).
+func compactMemory(m *domain.Memory) {
+	m.Kind = domain.MemoryKind(internEnum(string(m.Kind)))
+	m.Tier = domain.Tier(internEnum(string(m.Tier)))
+	m.SuggestedTier = domain.Tier(internEnum(string(m.SuggestedTier)))
+	m.State = domain.LifecycleState(internEnum(string(m.State)))
+	m.ScopeID = internScope(m.ScopeID)
+	if len(m.Metadata) == 0 {
+		m.Metadata = noMetadata
+	}
+}
+
+// noMetadata is the metadata of every cached record without any: shared, as cached records are
+// never modified (Clone copies it).
+var noMetadata = map[string]any{}
+
+// enumNames are the names of the domain's kinds, tiers and states, shared by cached records.
+var enumNames = func() map[string]string {
+	m := map[string]string{}
+	for _, v := range domain.Kinds {
+		m[string(v)] = string(v)
+	}
+	for _, v := range domain.Tiers {
+		m[string(v)] = string(v)
+	}
+	for _, v := range domain.LifecycleStates {
+		m[string(v)] = string(v)
+	}
+	return m
+}()
+
+func internEnum(s string) string {
+	if v, ok := enumNames[s]; ok {
+		return v
+	}
+	return s
+}
+
+// scopeNames interns scope ids: a store serves few scopes and caches many records of each.
+var scopeNames sync.Map
+
+func internScope(s string) string {
+	if v, ok := scopeNames.Load(s); ok {
+		return v.(string)
+	}
+	v, _ := scopeNames.LoadOrStore(strings.Clone(s), strings.Clone(s))
+	return v.(string)
 }
 
 // sized is an entry of the cache: its approximate size in bytes, its node's uid, and whether
@@ -209,6 +282,14 @@ func (c *readCache) usedBy(walk bool) *int {
 	return &c.used
 }
 
+// budgetOf is the budget of one part.
+func (c *readCache) budgetOf(walk bool) int {
+	if walk {
+		return c.walkBudget
+	}
+	return c.budget
+}
+
 func (cm *cachedMembers) bytes() int { return cm.size }
 func (cm *cachedMemory) bytes() int  { return cm.size }
 func (cc *cachedContext) bytes() int { return cc.size }
@@ -232,16 +313,16 @@ func fillLocked[T sized](c *readCache, m map[string]T, e uint64, id, uid string,
 	if !c.fresh(e, uid) {
 		return true
 	}
-	size, used := v.bytes(), c.usedBy(v.walk())
+	size, used, budget := v.bytes(), c.usedBy(v.walk()), c.budgetOf(v.walk())
 	if evict {
-		if size > c.budget/16 {
+		if size > budget/16 {
 			return true
 		}
 		c.makeRoom(v.walk(), size)
 		dropEntry(c, m, id)
 	} else if _, ok := m[id]; ok {
 		return true // cached already, by a read at least as new
-	} else if *used+size > c.budget {
+	} else if *used+size > budget {
 		return false
 	}
 	m[id] = v
@@ -285,10 +366,34 @@ func (c *readCache) contexts(ids []string) (map[string]*cachedContext, []string)
 }
 
 func (c *readCache) fillContext(e uint64, id string, cc *cachedContext) {
-	cc.size = 128 + 48*(len(cc.ctx.Episodes)+len(cc.ctx.Temporal)+len(cc.ctx.Associated))
+	cc.size = contextBytes(cc.ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.ctxs, e, id, cc.uid, cc, true)
+}
+
+// warmContext is fillContext for Warm: it evicts nothing, and returns false when cc does not fit.
+func (c *readCache) warmContext(e uint64, id string, cc *cachedContext) bool {
+	cc.size = contextBytes(cc.ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fillLocked(c, c.ctxs, e, id, cc.uid, cc, false)
+}
+
+// warmMembers is fillMembers for Warm: it evicts nothing, and returns false when cm does not fit.
+func (c *readCache) warmMembers(e uint64, id string, cm *cachedMembers) bool {
+	cm.size = membersBytes(cm.members)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fillLocked(c, c.eps, e, id, cm.uid, cm, false)
+}
+
+// membersBytes is about what an episode's cached members take of the heap.
+func membersBytes(members []string) int { return 160 + 64*len(members) }
+
+// contextBytes is about what a cached recall context takes of the heap.
+func contextBytes(mc *domain.MemoryContext) int {
+	return 160 + 64*len(mc.Episodes) + 80*(len(mc.Temporal)+len(mc.Associated))
 }
 
 // episodeMembers returns the cached members of the episodes among ids (shared: callers only read
@@ -309,7 +414,7 @@ func (c *readCache) episodeMembers(ids []string) (map[string]*cachedMembers, []s
 }
 
 func (c *readCache) fillMembers(e uint64, id string, cm *cachedMembers) {
-	cm.size = 128 + 48*len(cm.members)
+	cm.size = membersBytes(cm.members)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fillLocked(c, c.eps, e, id, cm.uid, cm, true)
@@ -421,7 +526,7 @@ func (c *readCache) fillEntries(e uint64, read map[string]*xEntry) {
 		return
 	}
 	for u, xe := range read {
-		if !c.fresh(e, u) || xe.size > c.budget/16 {
+		if !c.fresh(e, u) || xe.size > c.walkBudget/16 {
 			continue
 		}
 		c.makeRoom(true, xe.size)
@@ -453,8 +558,8 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 // makeRoom evicts arbitrary entries of one part of the cache (the walk's, or the records')
 // until size more fits its budget. Under c.mu.
 func (c *readCache) makeRoom(walk bool, size int) {
-	used := c.usedBy(walk)
-	for *used+size > c.budget {
+	used, budget := c.usedBy(walk), c.budgetOf(walk)
+	for *used+size > budget {
 		if walk && (len(c.adj) > 0 || len(c.stateOf) > 0 || len(c.entries) > 0) {
 			evictOne(c, c.adj)
 			evictOne(c, c.stateOf)
@@ -639,26 +744,71 @@ func (c *readCache) written(sets, dels []map[string]any) {
 	}
 }
 
-// patchLocked sets scalar predicates of a cached node; false when the node cannot take them.
+// patchLocked sets scalar predicates of a cached memory, on a copy of its record that replaces
+// it (readers may hold the old one); false when the record cannot take them.
 func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
 	raw, err := json.Marshal(patch)
 	if err != nil {
 		return false
 	}
-	n := cm.node
-	if _, ok := patch["mem.lastAccessedAt"]; ok {
-		n.LastAccessedAt = nil // decoded afresh, never written through the shared pointer
-	}
+	var n memNode
 	if err := decode(raw, &n); err != nil {
 		return false
 	}
-	d := cm.doc
-	if _, ok := patch["mem.doc"]; ok {
-		if d, err = n.doc(); err != nil {
-			return false
+	m := *cm.m
+	doc := 0
+	for k := range patch {
+		switch k {
+		case "tr.kind":
+			if n.NodeKind != kindMemory {
+				return false
+			}
+		case "tr.id":
+			m.ID = n.ID
+		case "tr.scope":
+			m.ScopeID = n.Scope
+		case "mem.content":
+			m.Content = n.Content
+		case "mem.kind":
+			m.Kind = domain.MemoryKind(n.Kind)
+		case "mem.tier":
+			m.Tier = domain.Tier(n.Tier)
+		case "mem.occurredAt":
+			m.OccurredAt = n.OccurredAt.UTC()
+		case "mem.salience":
+			m.Salience = n.Salience
+		case "mem.claimed":
+			m.Claimed = n.Claimed
+		case "mem.accessCount":
+			m.AccessCount = n.AccessCount
+		case "mem.lastAccessedAt":
+			m.LastAccessedAt = utcPtr(n.LastAccessedAt)
+		case "mem.state":
+			m.State = domain.LifecycleState(n.State)
+		case "mem.version":
+			m.Version = n.Version
+		case "mem.doc":
+			d, err := n.doc()
+			if err != nil {
+				return false
+			}
+			m.SuggestedTier, m.Metadata, m.Importance, m.SessionID = domain.Tier(d.SuggestedTier), d.Metadata, d.Importance, d.SessionID
+			m.CreatedAt, m.UpdatedAt, m.ClaimedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), utcPtr(d.ClaimedAt)
+			doc = len(n.Doc)
+		default:
+			return false // a predicate the record does not hold as a field: read it again
 		}
 	}
-	cm.node, cm.doc, cm.m = n, d, n.build(d)
+	if m.Metadata == nil {
+		m.Metadata = map[string]any{}
+	}
+	compactMemory(&m)
+	size := memoryBytes(&m, doc)
+	if doc == 0 {
+		size = max(size, cm.size) // its metadata's size is not known again
+	}
+	c.used += size - cm.size
+	cm.m, cm.size = &m, size
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -24,19 +25,19 @@ func TestReadCacheProtocol(t *testing.T) {
 	c.written([]map[string]any{{"uid": "0x1", "mem.salience": 0.5}}, nil)
 	c.fillMemory(e, cacheNode("0x1", "a"))
 	c.end(e)
-	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+	if hit, _ := c.memories([]string{"a"}, true); len(hit) != 0 {
 		t.Fatal("a read begun before the commit that wrote its node filled the cache")
 	}
 	e = c.begin()
 	c.fillMemory(e, cacheNode("0x1", "a"))
 	c.end(e)
-	hit, miss := c.memories([]string{"a", "b"})
+	hit, miss := c.memories([]string{"a", "b"}, true)
 	if len(hit) != 1 || len(miss) != 1 || miss[0] != "b" {
 		t.Fatalf("hits %v, misses %v; want a cached and b missing", hit, miss)
 	}
 	// Callers get copies: changing one changes nothing cached.
 	hit["a"].Metadata["n"].(map[string]any)["k"] = "changed"
-	if again, _ := c.memories([]string{"a"}); again["a"].Metadata["n"].(map[string]any)["k"] != "v" {
+	if again, _ := c.memories([]string{"a"}, true); again["a"].Metadata["n"].(map[string]any)["k"] != "v" {
 		t.Fatal("a caller's change to nested metadata reached the cache")
 	}
 	// A new node's edge to a cached node drops the cached node's context.
@@ -52,13 +53,13 @@ func TestReadCacheProtocol(t *testing.T) {
 	c.fillMemory(e, cacheNode("0x1", "a"))
 	old := c.begin()
 	c.written(nil, []map[string]any{{"uid": "0x9", "ep.items": nil}})
-	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+	if hit, _ := c.memories([]string{"a"}, true); len(hit) != 0 {
 		t.Fatal("a wildcard delete left the cache filled")
 	}
 	c.fillMemory(old, cacheNode("0x1", "a"))
 	c.end(old)
 	c.end(e)
-	if hit, _ := c.memories([]string{"a"}); len(hit) != 0 {
+	if hit, _ := c.memories([]string{"a"}, true); len(hit) != 0 {
 		t.Fatal("a read begun before a clear filled the cache")
 	}
 	// Scalar writes patch the cached node and keep its context; a tag, an edge or a delete
@@ -67,34 +68,41 @@ func TestReadCacheProtocol(t *testing.T) {
 	c.fillMemory(e, cacheNode("0x1", "a"))
 	c.fillContext(e, "a", &cachedContext{uid: "0x1", kind: kindMemory, scope: "s", ctx: &domain.MemoryContext{Episodes: []string{"ep"}}})
 	c.end(e)
+	held, _ := c.memories([]string{"a"}, false) // a reader holding the shared record
 	c.written([]map[string]any{{"uid": "0x1", "mem.salience": 0.875, "mem.version": 7, "mem.score": "x",
 		"mem.lastAccessedAt": "2025-03-04T05:06:07.5Z"}}, nil)
-	hit, _ = c.memories([]string{"a"})
+	if m := held["a"]; m == nil || m.Salience != 0.5 || m.Version != 0 || m.LastAccessedAt != nil {
+		t.Fatalf("a patch changed the record a reader holds: %+v", m)
+	}
+	if shared, _ := c.memories([]string{"a"}, false); shared["a"] == held["a"] {
+		t.Fatal("a patched memory is still the record a reader held")
+	}
+	hit, _ = c.memories([]string{"a"}, true)
 	ctxs, _ := c.contexts([]string{"a"})
 	if m := hit["a"]; m == nil || m.Salience != 0.875 || m.Version != 7 || m.LastAccessedAt == nil ||
 		!m.LastAccessedAt.Equal(time.Date(2025, 3, 4, 5, 6, 7, 5e8, time.UTC)) || m.Metadata["n"] == nil || len(ctxs) != 1 {
 		t.Fatalf("after a scalar write: memory %+v, contexts %v", m, ctxs)
 	}
 	c.written([]map[string]any{{"uid": "0x1", "mem.doc": `{"metadata":{"x":1}}`}}, nil)
-	if hit, _ = c.memories([]string{"a"}); hit["a"] == nil || hit["a"].Metadata["x"] != 1.0 || hit["a"].Metadata["n"] != nil {
+	if hit, _ = c.memories([]string{"a"}, true); hit["a"] == nil || hit["a"].Metadata["x"] != 1.0 || hit["a"].Metadata["n"] != nil {
 		t.Fatalf("after a document write: %+v", hit["a"])
 	}
 	c.written([]map[string]any{{"uid": "0x2", "assoc.temporal": map[string]any{"uid": "0x1", "assoc.temporal|strength": 0.5}}}, nil)
-	if hit, _ = c.memories([]string{"a"}); len(hit) != 1 {
+	if hit, _ = c.memories([]string{"a"}, true); len(hit) != 1 {
 		t.Fatal("an edge to a cached memory dropped the memory, whose predicates did not change")
 	}
 	if ctxs, _ = c.contexts([]string{"a"}); len(ctxs) != 0 {
 		t.Fatal("an edge to a cached memory left its context cached")
 	}
 	c.written([]map[string]any{{"uid": "0x1", "mem.tags": []string{"t"}}}, nil)
-	if hit, _ = c.memories([]string{"a"}); len(hit) != 0 {
+	if hit, _ = c.memories([]string{"a"}, true); len(hit) != 0 {
 		t.Fatal("a tag added to a cached memory left it cached")
 	}
 	e = c.begin()
 	c.fillMemory(e, cacheNode("0x1", "a"))
 	c.end(e)
 	c.written(nil, []map[string]any{{"uid": "0x1", "mem.claimed": true}})
-	if hit, _ = c.memories([]string{"a"}); len(hit) != 0 {
+	if hit, _ = c.memories([]string{"a"}, true); len(hit) != 0 {
 		t.Fatal("a delete naming a cached memory left it cached")
 	}
 
@@ -138,7 +146,7 @@ func TestReadCacheBudget(t *testing.T) {
 // many neighbourhoods do not push out the records a search reads, nor searches the walk's
 // associations.
 func TestReadCacheTwoParts(t *testing.T) {
-	c := newReadCache(64 << 10)
+	c := newReadCache(256 << 10) // room for the first 100 records, not for 5,000
 	e := c.begin()
 	for i := range 100 {
 		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", i+1), fmt.Sprint(i)))
@@ -237,7 +245,7 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 		return out
 	}
 	read()
-	if hit, _ := s.cache.memories(ids); len(hit) != 3 {
+	if hit, _ := s.cache.memories(ids, true); len(hit) != 3 {
 		t.Fatalf("%d of 3 memories cached after a read", len(hit))
 	}
 	if _, err := s.UpdateMemory(ctx, domain.Request{}, ms[0].ID, func(m *domain.Memory) ([]*domain.Event, error) {
@@ -405,7 +413,7 @@ func TestReadCacheStoredEqualsRead(t *testing.T) {
 	if _, err := s.InsertMemories(ctx, domain.Request{}, []*domain.Memory{m}, nil); err != nil {
 		t.Fatal(err)
 	}
-	hit, _ := s.cache.memories([]string{m.ID})
+	hit, _ := s.cache.memories([]string{m.ID}, true)
 	cached := hit[m.ID]
 	if cached == nil {
 		t.Fatal("an inserted memory is not cached")
@@ -499,4 +507,36 @@ func TestReadCacheNeighbours(t *testing.T) {
 		t.Fatal(err)
 	}
 	walk()
+}
+
+// The records' part counts what its memories take of the heap: the budget bounds memory, not an
+// abstract weight.
+func TestReadCacheCountsTheHeap(t *testing.T) {
+	const n = 20000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	nodes := make([]*memNode, n) // as a read decodes them: what the cache keeps of them counts
+	for i := range nodes {
+		nodes[i] = &memNode{UID: fmt.Sprintf("0x%x", i+1), ID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), NodeKind: kindMemory,
+			Scope: "5e1d8a52-35e6-4b8b-9c55-6a3b8b2f0f11", Content: fmt.Sprintf("Caroline: I went to the LGBTQ support group yesterday and it was so powerful %d", i),
+			Kind: "EPISODIC", Tier: "ACTIVE_CONTEXT", State: "ACTIVE", Salience: 0.5, Version: 1,
+			Doc: `{"createdAt":"2023-05-08T13:56:00Z","updatedAt":"2023-05-08T13:56:00Z","sessionId":"` + fmt.Sprintf("%032d", i/20) + `"}`}
+	}
+	c := newReadCache(1 << 30)
+	e := c.begin()
+	for _, nd := range nodes {
+		c.fillMemory(e, nd)
+	}
+	c.end(e)
+	nodes = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	if ratio := heap / float64(c.used); ratio > 1.25 || ratio < 0.5 {
+		t.Fatalf("%d memories take %.0f bytes of heap and count %d (%.2f×)", len(c.mems), heap, c.used, ratio)
+	} else {
+		t.Logf("%d memories: %.0f bytes of heap, %.0f a memory; counted %d (%.2f×)", len(c.mems), heap, heap/n, c.used, ratio)
+	}
+	runtime.KeepAlive(c)
 }

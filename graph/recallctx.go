@@ -9,9 +9,12 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
+// contextSpread are the association types a recall context holds besides TEMPORAL, in order.
+var contextSpread = []domain.AssociationType{domain.AssocPerson, domain.AssocThematic}
+
 // MemoryContexts returns, for each of ids that is a memory of scope, the episodes grouping it and
 // its TEMPORAL neighbours, PERSON and THEMATIC associations — one query for all candidates of a
-// search.
+// search. The contexts may be shared with the read cache: callers must not modify them.
 func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string) (map[string]*domain.MemoryContext, error) {
 	out := map[string]*domain.MemoryContext{}
 	ids = validIDs(ids)
@@ -25,7 +28,7 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 	}
 	for id, cc := range hit {
 		if cc.kind == kindMemory && cc.scope == scopeID {
-			out[id] = cc.ctx.Clone()
+			out[id] = cc.ctx
 		}
 	}
 	if len(miss) == 0 {
@@ -36,8 +39,27 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 		e = s.cache.begin()
 		defer s.cache.end(e)
 	}
+	read, err := s.contextsRead(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	for id, cc := range read {
+		if s.cache != nil {
+			s.cache.fillContext(e, id, &cachedContext{uid: cc.uid, kind: cc.kind, scope: internScope(cc.scope), ctx: cc.ctx})
+		}
+		if cc.kind == kindMemory && cc.scope == scopeID {
+			out[id] = cc.ctx
+		}
+	}
+	return out, nil
+}
+
+// contextsRead reads the recall contexts of the nodes with ids from the graph, by id, whatever
+// their kind and scope (the cache's fills and checks need both).
+func (s *Store) contextsRead(ctx context.Context, ids []string) (map[string]*cachedContext, error) {
+	out := map[string]*cachedContext{}
 	pred := assocPred(domain.AssocTemporal)
-	spread := []domain.AssociationType{domain.AssocPerson, domain.AssocThematic}
+	spread := contextSpread
 	edgesQ := ""
 	for _, t := range spread {
 		p := assocPred(t)
@@ -46,8 +68,8 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 	var r struct {
 		Q []map[string]any `json:"q"`
 	}
-	// Kind and scope are checked here: eq filters would read their whole index posting lists.
-	q := `{ q(func: eq(tr.id, ` + idList(miss) + `)) {
+	// Kind and scope are checked by the caller: eq filters would read their whole index posting lists.
+	q := `{ q(func: eq(tr.id, ` + idList(ids) + `)) {
 		uid tr.kind tr.scope tr.id eps: ~ep.items { tr.id } ` + pred + ` @facets(strength) { tr.id } ~` + pred + ` @facets(strength) { tr.id }` + edgesQ + ` } }`
 	if err := s.read(ctx, q, nil, &r); err != nil {
 		return nil, err
@@ -90,14 +112,10 @@ func (s *Store) MemoryContexts(ctx context.Context, scopeID string, ids []string
 				}
 			}
 		}
-		if s.cache != nil && id != "" {
+		if id != "" {
 			uid, _ := row["uid"].(string)
-			s.cache.fillContext(e, id, &cachedContext{uid: uid, kind: kind, scope: scope, ctx: mc.Clone()})
+			out[id] = &cachedContext{uid: uid, kind: kind, scope: scope, ctx: mc}
 		}
-		if kind != kindMemory || scope != scopeID {
-			continue
-		}
-		out[id] = mc
 	}
 	return out, nil
 }

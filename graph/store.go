@@ -50,7 +50,8 @@ type Store struct {
 
 	// cache holds decoded memories and recall contexts (embedded engine only; readcache.go).
 	cache      *readCache
-	cacheBytes int
+	cacheBytes int // the records' part; walkBytes the walk's (the same unless set apart)
+	walkBytes  int
 	// engineMem sizes the embedded engine's caches and memtables (WithEngineMemory).
 	engineMem EngineMemory
 	recorder  *Recorder   // WithRecorder
@@ -73,12 +74,21 @@ func WithClock(c domain.Clock) Option { return func(s *Store) { s.now = c } }
 // WithReadCache sets the budget in bytes of the embedded engine's read cache of memories and
 // their recall contexts (DefaultReadCacheBytes unless set; 0 or less turns it off). A cluster
 // store never caches: other servers write the graph.
-func WithReadCache(bytes int) Option { return func(s *Store) { s.cacheBytes = bytes } }
+func WithReadCache(bytes int) Option {
+	return func(s *Store) { s.cacheBytes, s.walkBytes = bytes, bytes }
+}
+
+// WithReadCacheParts sets the read cache's two parts apart: records bytes for memories with
+// their recall contexts and episodes' members (what a search reads), walks bytes for total
+// recall's associations and states. 0 or less for records turns the cache off.
+func WithReadCacheParts(records, walks int) Option {
+	return func(s *Store) { s.cacheBytes, s.walkBytes = records, walks }
+}
 
 // Open connects to the store named by uri: file://PATH opens the embedded engine on PATH
 // (created if missing); dgraph://HOST:PORT[?sslmode=...&bearertoken=...] dials a cluster.
 func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, cacheBytes: DefaultReadCacheBytes, engineMem: DefaultEngineMemory()}
+	s := &Store{now: time.Now, cacheBytes: DefaultReadCacheBytes, walkBytes: DefaultReadCacheBytes, engineMem: DefaultEngineMemory()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -97,7 +107,7 @@ func Open(ctx context.Context, uri string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 		s.b, s.embedded = b, true
-		s.cache = newReadCache(s.cacheBytes)
+		s.cache = newReadCacheParts(s.cacheBytes, s.walkBytes)
 	case "dgraph":
 		dg, err := openCluster(uri)
 		if err != nil {

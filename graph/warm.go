@@ -17,6 +17,9 @@ type WarmStats struct {
 	// counted at both ends), States how many have their lifecycle state cached without their
 	// record, Memories how many records are cached.
 	Adjacencies, Edges, States, Memories int
+	// Contexts is how many memories have their recall context cached, Episodes how many
+	// episodes their members.
+	Contexts, Episodes int
 	// Bytes is the cache's estimate of what it holds afterwards; Full says a part's budget ran
 	// out before everything was loaded.
 	Bytes int
@@ -29,10 +32,11 @@ type WarmStats struct {
 // warmPage is how many nodes one query of Warm lists.
 const warmPage = 10000
 
-// Warm fills the embedded engine's read cache from the graph, for the walks and flashbacks
-// that follow a start: every memory's associations (both directions, with strengths) in the
-// walk's part of the cache, then memory records in the records' part, then the states of the
-// memories whose records did not fit, each part until its budget is spent. Nothing is evicted
+// Warm fills the embedded engine's read cache from the graph, for the searches, walks and
+// flashbacks that follow a start: every memory's associations (both directions, with strengths)
+// in the walk's part of the cache; then, in the records' part, the episodes' members and each
+// memory's record with its recall context; then the states of the memories whose records did
+// not fit, each part until its budget is spent. Nothing is evicted
 // to make room, and the cache's rules hold as for any read: a node written since Warm began is
 // not filled (its next read fills it). It reads the graph by predicate — every memory's id and
 // state, then the edges of each association type — and joins them here, which costs a fraction
@@ -48,25 +52,27 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 
 	// Every memory: uid → id and state.
 	type memRef struct {
-		id    string
-		state domain.LifecycleState
-		edges []farEdge
+		id, scope string
+		state     domain.LifecycleState
+		edges     []farEdge
+		episodes  []uint64
 	}
 	mems := map[uint64]*memRef{}
 	type memRow struct {
 		UID   string `json:"uid"`
 		Kind  string `json:"tr.kind"`
 		ID    string `json:"tr.id"`
+		Scope string `json:"tr.scope"`
 		State string `json:"mem.state"`
 	}
-	err = pagesOf(ctx, s, "mem.state", "uid tr.kind tr.id mem.state", warmPage, decode,
+	err = pagesOf(ctx, s, "mem.state", "uid tr.kind tr.id tr.scope mem.state", warmPage, decode,
 		func(n *memRow) string { return n.UID }, func(n *memRow) (bool, error) {
 			u, err := parseUID(n.UID)
 			if err != nil {
 				return false, err
 			}
 			if n.Kind == kindMemory && n.ID != "" {
-				mems[u] = &memRef{id: n.ID, state: domain.LifecycleState(n.State)}
+				mems[u] = &memRef{id: n.ID, scope: n.Scope, state: domain.LifecycleState(n.State)}
 			}
 			return true, nil
 		})
@@ -137,21 +143,116 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		st.Edges += len(edges)
 	}
 	st.WalksAfter = time.Since(start)
-	// Memory records, while their part of the budget lasts; they hold the states too.
-	err = pagesOf(ctx, s, "mem.state", "tr.kind "+memFields, warmPage, decode,
-		func(n *memNode) string { return n.UID }, func(n *memNode) (bool, error) {
-			if n.NodeKind != kindMemory || n.ID == "" {
+	// Episodes: which hold each memory, and their members, for the records' part below.
+	type epRef struct {
+		id, scope string
+		uid       uint64
+		members   []string
+	}
+	eps := map[uint64]*epRef{}
+	type epRow struct {
+		UID   string `json:"uid"`
+		Kind  string `json:"tr.kind"`
+		ID    string `json:"tr.id"`
+		Scope string `json:"tr.scope"`
+		Items []struct {
+			UID string `json:"uid"`
+		} `json:"ep.items"`
+	}
+	err = pagesOf(ctx, s, "ep.items", "uid tr.kind tr.id tr.scope ep.items (first: 100000) { uid }", warmPage/10, decode,
+		func(n *epRow) string { return n.UID }, func(n *epRow) (bool, error) {
+			u, err := parseUID(n.UID)
+			if err != nil {
+				return false, err
+			}
+			if n.Kind != kindEpisode || n.ID == "" {
 				return true, nil
 			}
-			if !s.cache.warmMemory(e, n) {
-				st.Full = true
-				return false, nil // stop: the budget is spent
+			ep := &epRef{id: n.ID, scope: n.Scope, uid: u, members: make([]string, 0, len(n.Items))}
+			eps[u] = ep
+			for _, it := range n.Items {
+				v, err := parseUID(it.UID)
+				if err != nil {
+					return false, err
+				}
+				if m := mems[v]; m != nil {
+					m.episodes = append(m.episodes, u)
+					ep.members = append(ep.members, m.id)
+				}
 			}
-			st.Memories++
 			return true, nil
 		})
 	if err != nil {
 		return st, err
+	}
+	// The records' part: the episodes' members (a search scores the episodes of its hits by
+	// them), then each memory's record with its recall context (the episodes holding it, its
+	// TEMPORAL neighbours, its PERSON and THEMATIC associations), while the part's budget lasts.
+	epUIDs := make([]uint64, 0, len(eps))
+	for u := range eps {
+		epUIDs = append(epUIDs, u)
+	}
+	slices.Sort(epUIDs)
+	for _, u := range epUIDs {
+		ep := eps[u]
+		if !s.cache.warmMembers(e, ep.id, &cachedMembers{uid: uidOf(u), kind: kindEpisode, scope: internScope(ep.scope), members: ep.members}) {
+			st.Full = true
+			break
+		}
+		st.Episodes++
+	}
+	temporal := slices.Index(domain.AssociationTypes, domain.AssocTemporal)
+	contextOf := func(m *memRef) *domain.MemoryContext {
+		mc := &domain.MemoryContext{}
+		slices.Sort(m.episodes)
+		for _, ep := range m.episodes {
+			mc.Episodes = append(mc.Episodes, eps[ep].id)
+		}
+		// In the order MemoryContexts reads them: by type, forward before reverse, by uid.
+		for _, fe := range m.edges {
+			if fe.typ == temporal {
+				mc.Temporal = append(mc.Temporal, domain.Neighbour{ID: mems[fe.far].id, Type: domain.AssocTemporal, Strength: fe.strength})
+			}
+		}
+		for _, t := range contextSpread {
+			ti := slices.Index(domain.AssociationTypes, t)
+			for _, fe := range m.edges {
+				if fe.typ == ti {
+					mc.Associated = append(mc.Associated, domain.Neighbour{ID: mems[fe.far].id, Type: t, Strength: fe.strength})
+				}
+			}
+		}
+		return mc
+	}
+	if !st.Full {
+		err = pagesOf(ctx, s, "mem.state", "tr.kind "+memFields, warmPage, decode,
+			func(n *memNode) string { return n.UID }, func(n *memNode) (bool, error) {
+				if n.NodeKind != kindMemory || n.ID == "" {
+					return true, nil
+				}
+				u, err := parseUID(n.UID)
+				if err != nil {
+					return false, err
+				}
+				if !s.cache.warmMemory(e, n) {
+					st.Full = true
+					return false, nil // stop: the budget is spent
+				}
+				st.Memories++
+				m := mems[u]
+				if m == nil || m.id != n.ID {
+					return true, nil // stored since the walk's read: its next read fills it
+				}
+				if !s.cache.warmContext(e, m.id, &cachedContext{uid: n.UID, kind: kindMemory, scope: internScope(m.scope), ctx: contextOf(m)}) {
+					st.Full = true
+					return false, nil
+				}
+				st.Contexts++
+				return true, nil
+			})
+		if err != nil {
+			return st, err
+		}
 	}
 	// The states of the memories whose records did not fit, in the walk's part.
 	for _, u := range uids {

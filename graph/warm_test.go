@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ func cacheMatchesGraph(t *testing.T, s *Store) {
 	adj := maps.Clone(s.cache.adj)
 	states := maps.Clone(s.cache.stateOf)
 	mems := maps.Clone(s.cache.mems)
+	ctxs := maps.Clone(s.cache.ctxs)
+	eps := maps.Clone(s.cache.eps)
 	s.cache.mu.Unlock()
 	for id, ca := range adj {
 		read, err := s.adjacencyRead(ctx, []string{id}, map[string]domain.LifecycleState{})
@@ -48,6 +51,37 @@ func cacheMatchesGraph(t *testing.T, s *Store) {
 			t.Fatalf("cached state of %s: %s, the graph's %+v", id, cs.state, r.Q)
 		}
 	}
+	for id, cc := range ctxs {
+		read, err := s.contextsRead(ctx, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := read[id]
+		if want == nil || want.kind != cc.kind || want.scope != cc.scope || !sameContext(want.ctx, cc.ctx) {
+			t.Fatalf("cached context of %s: %+v %+v, the graph's %+v", id, cc, cc.ctx, want)
+		}
+	}
+	for id, cm := range eps {
+		var r struct {
+			Q []struct {
+				Items []struct {
+					ID string `json:"tr.id"`
+				} `json:"ep.items"`
+			} `json:"q"`
+		}
+		if err := s.read(ctx, `{ q(func: eq(tr.id, "`+id+`")) { ep.items { tr.id } } }`, nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, q := range r.Q {
+			for _, it := range q.Items {
+				want = append(want, it.ID)
+			}
+		}
+		if !reflect.DeepEqual(slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(cm.members))) {
+			t.Fatalf("cached members of episode %s: %v, the graph's %v", id, cm.members, want)
+		}
+	}
 	for id, cm := range mems {
 		var r struct {
 			Q []memNode `json:"q"`
@@ -66,6 +100,20 @@ func cacheMatchesGraph(t *testing.T, s *Store) {
 			t.Fatalf("cached memory %s:\n%+v\nthe graph's:\n%+v", id, cm.m, m)
 		}
 	}
+}
+
+// sameContext reports whether two recall contexts hold the same episodes and neighbours, in any
+// order.
+func sameContext(a, b *domain.MemoryContext) bool {
+	key := func(ns []domain.Neighbour) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, fmt.Sprintf("%s %s %.6f", n.ID, n.Type, n.Strength))
+		}
+		return slices.Sorted(slices.Values(out))
+	}
+	return reflect.DeepEqual(slices.Sorted(slices.Values(a.Episodes)), slices.Sorted(slices.Values(b.Episodes))) &&
+		reflect.DeepEqual(key(a.Temporal), key(b.Temporal)) && reflect.DeepEqual(key(a.Associated), key(b.Associated))
 }
 
 // Warm caches exactly what the walk's and the records' reads would: every memory's associations
@@ -96,13 +144,31 @@ func TestWarmFillsWhatReadsWould(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// An episode of three memories of the scope, another of one memory of the other scope.
+	episode := func(sc *domain.Scope, items ...string) {
+		t.Helper()
+		ep := &domain.Episode{ID: domain.NewID(), ScopeID: sc.ID, DefinitionID: domain.NewID(), StartTime: time.Now().UTC(), CreatedAt: time.Now().UTC()}
+		if _, err := s.Consume(ctx, "warm-test-"+ep.ID, 1, func(uint64) (*domain.Changes, error) {
+			return &domain.Changes{Growth: &domain.Growth{Episodes: []domain.EpisodeGrowth{{Episode: ep, Items: items}}}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	episode(scope, id(0), id(1), id(2))
+	episode(other, others[2].ID)
 	s.cache.clear()
 	st, err := s.Warm(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Full || st.Adjacencies != 11 || st.Memories != 11 || st.States != 0 || st.Edges != 14 {
-		t.Fatalf("warm-up: %+v, want 11 memories with 14 association ends, nothing left out", st)
+	if st.Full || st.Adjacencies != 11 || st.Memories != 11 || st.States != 0 || st.Edges != 14 || st.Contexts != 11 || st.Episodes != 2 {
+		t.Fatalf("warm-up: %+v, want 11 memories with 14 association ends and their contexts, 2 episodes, nothing left out", st)
+	}
+	if len(s.cache.ctxs) != 11 || len(s.cache.eps) != 2 {
+		t.Fatalf("cache after warm-up: %d contexts, %d episodes", len(s.cache.ctxs), len(s.cache.eps))
+	}
+	if mc := s.cache.ctxs[id(0)]; mc == nil || len(mc.ctx.Episodes) != 1 || len(mc.ctx.Temporal) != 1 || len(mc.ctx.Associated) != 2 {
+		t.Fatalf("the warm context of a memory in an episode with TEMPORAL, THEMATIC and PERSON associations: %+v", mc)
 	}
 	if len(s.cache.adj) != 11 || len(s.cache.mems) != 11 || len(s.cache.stateOf) != 0 {
 		t.Fatalf("cache after warm-up: %d adjacencies, %d memories, %d states", len(s.cache.adj), len(s.cache.mems), len(s.cache.stateOf))

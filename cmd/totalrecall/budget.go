@@ -30,24 +30,27 @@ type memoryBudget struct {
 	GoLimit int64
 	// Engine is the embedded engine's posting-list cache, Badger's block cache and memtables.
 	Engine graph.EngineMemory
-	// ReadCache is each of the read cache's two parts: memories with their recall contexts, and
-	// total recall's associations and states (graph.WithReadCache).
-	ReadCache int
+	// ReadCache is the read cache's part for memories with their recall contexts and episodes'
+	// members (what a search reads), ReadWalks its part for total recall's associations and
+	// states (graph.WithReadCacheParts).
+	ReadCache, ReadWalks int
 	// EventWindow is the bytes of recent events the event log keeps for its consumers.
 	EventWindow int
 	// IndexIDs is the search index's cache of document ids, in bytes (search.WithIDCache).
 	IndexIDs int
 }
 
-// budgetFor shares limit bytes: about a third to the engine (graph.EngineMemoryFor), a sixteenth
-// to each part of the read cache, a thirty-second to the index's id cache, a hundred-and-
-// twenty-eighth to the event log's window.
+// budgetFor shares limit bytes: about a quarter to the engine (graph.EngineMemoryFor), a fifth
+// to the read cache's records (a search reads hundreds of them: at the default 1 GiB about
+// 100,000 memories with their contexts) and a sixteenth to its walks, a thirty-second to the
+// index's id cache, a hundred-and-twenty-eighth to the event log's window.
 func budgetFor(limit int64) memoryBudget {
 	return memoryBudget{
 		Limit:       limit,
 		GoLimit:     limit / 10 * 9,
 		Engine:      graph.EngineMemoryFor(limit),
-		ReadCache:   int(limit / 16),
+		ReadCache:   int(limit / 5),
+		ReadWalks:   int(limit / 16),
 		EventWindow: int(limit / 128),
 		IndexIDs:    int(limit / 32),
 	}
@@ -69,7 +72,7 @@ func (b memoryBudget) Sizes() []budgetPart {
 		{"engine_index_cache", b.Engine.IndexCache},
 		{"engine_memtables", b.Engine.MemTable * int64(b.Engine.Memtables)},
 		{"read_cache_records", int64(b.ReadCache)},
-		{"read_cache_walks", int64(b.ReadCache)},
+		{"read_cache_walks", int64(b.ReadWalks)},
 		{"index_id_cache", int64(b.IndexIDs)},
 		{"event_window", int64(b.EventWindow)},
 	}

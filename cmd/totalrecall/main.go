@@ -199,13 +199,13 @@ type storeFlags struct {
 	commitHooks graph.CommitHooks
 }
 
-// cacheFlag is --cache-mb: the read cache of the embedded engine in MiB; 0 turns it off, and
-// left unset it is graph.DefaultReadCacheBytes.
+// cacheFlag is --cache-mb: each part of the read cache of the embedded engine in MiB; 0 turns
+// it off, and left unset the parts are sized from the memory budget (budgetFor).
 type cacheFlag struct{ bytes int }
 
 func (c *cacheFlag) String() string {
 	if c.bytes == 0 {
-		return strconv.Itoa(graph.DefaultReadCacheBytes >> 20)
+		return ""
 	}
 	return strconv.Itoa(max(c.bytes, 0) >> 20)
 }
@@ -225,7 +225,7 @@ func (c *cacheFlag) Set(s string) error {
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
-	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit)")
+	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit, a fifth and a sixteenth of it)")
 	fs.Var(&f.memory, "memory-limit", "memory budget of the process, e.g. 512MiB or 2GiB: the engine's caches, the read cache, the index's id cache, the event log's window and the Go heap's soft limit are sized from it")
 }
 
@@ -234,6 +234,7 @@ func (f *storeFlags) budget() memoryBudget {
 	b := budgetFor(f.memory.limit())
 	if f.cache.bytes != 0 {
 		b.ReadCache = max(f.cache.bytes, 0)
+		b.ReadWalks = b.ReadCache
 	}
 	return b
 }
@@ -271,7 +272,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		return nil, nil, nil, err
 	}
 	b := f.budget()
-	opts := []graph.Option{graph.WithEngineMemory(b.Engine), graph.WithReadCache(b.ReadCache)}
+	opts := []graph.Option{graph.WithEngineMemory(b.Engine), graph.WithReadCacheParts(b.ReadCache, b.ReadWalks)}
 	if f.recorder != nil {
 		opts = append(opts, graph.WithRecorder(f.recorder))
 	}
@@ -470,7 +471,7 @@ func warm(ctx context.Context, st *graph.Store, logger *slog.Logger) {
 	case err != nil && ctx.Err() == nil:
 		logger.Warn("read cache warm-up failed", "err", err)
 	case err == nil:
-		logger.Info("read cache warm", "memories", ws.Memories, "walks", ws.Adjacencies, "associations", ws.Edges,
+		logger.Info("read cache warm", "memories", ws.Memories, "contexts", ws.Contexts, "episodes", ws.Episodes, "walks", ws.Adjacencies, "associations", ws.Edges,
 			"states", ws.States, "MiB", ws.Bytes>>20, "budgetSpent", ws.Full, "walksAfter", ws.WalksAfter.Round(time.Millisecond),
 			"took", ws.Duration.Round(time.Millisecond))
 	}

@@ -208,7 +208,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	var memErr, personErr error
 	first := append([]string(nil), seeds...)
 	wg.Add(2)
-	go func() { defer wg.Done(); seedMems, memErr = r.Store.Memories(ctx, first) }()
+	go func() { defer wg.Done(); seedMems, memErr = r.candidates(ctx, first) }()
 	go func() { defer wg.Done(); persons, personErr = r.queryPersons(ctx, q, cr) }()
 	mctx, err := cr.MemoryContexts(ctx, q.ScopeID, seeds)
 	if err != nil {
@@ -305,7 +305,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		var moreMems []*domain.Memory
 		var moreErr error
 		wg.Add(1)
-		go func() { defer wg.Done(); moreMems, moreErr = r.Store.Memories(ctx, seeds[n0:]) }()
+		go func() { defer wg.Done(); moreMems, moreErr = r.candidates(ctx, seeds[n0:]) }()
 		more, err := cr.MemoryContexts(ctx, q.ScopeID, seeds[n0:])
 		wg.Wait()
 		if err != nil {
@@ -444,6 +444,10 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	if len(order) > limit {
 		order = order[:limit]
 	}
+	// The candidates may be the store's shared records: what is handed on is a copy.
+	for _, c := range order {
+		c.Memory = c.Memory.Clone()
+	}
 	if q.IncludeAssociations {
 		seen := make(map[string]*RankedMemory, len(order))
 		for _, c := range order {
@@ -452,6 +456,15 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		return r.spread(ctx, q, f, order, seen)
 	}
 	return order, nil
+}
+
+// candidates loads the memories of ids to rank them, shared with the store's cache where it
+// can (domain.SharedMemoryReader): a search reads hundreds and returns a few, which it copies.
+func (r *Recall) candidates(ctx context.Context, ids []string) ([]*domain.Memory, error) {
+	if sr, ok := r.Store.(domain.SharedMemoryReader); ok {
+		return sr.SharedMemories(ctx, ids)
+	}
+	return r.Store.Memories(ctx, ids)
 }
 
 // textScale turns a hit's scores into its text relevance: the text's bm25, min–max normalised
