@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -33,14 +36,16 @@ type WarmStats struct {
 const warmPage = 10000
 
 // Warm fills the embedded engine's read cache from the graph, for the searches, walks and
-// flashbacks that follow a start: every memory's associations (both directions, with strengths)
-// in the walk's part of the cache; then, in the records' part, the episodes' members and each
+// flashbacks that follow a start: memories' associations (both directions, with strengths) in
+// the walk's part of the cache; then, in the records' part, the episodes' members and each
 // memory's record with its recall context; then the states of the memories whose records did
-// not fit, each part until its budget is spent. Nothing is evicted
-// to make room, and the cache's rules hold as for any read: a node written since Warm began is
-// not filled (its next read fills it). It reads the graph by predicate — every memory's id and
-// state, then the edges of each association type — and joins them here, which costs a fraction
-// of reading each memory's neighbourhood. A cluster store has no cache: it returns at once.
+// not fit, each part until its budget is spent. Nothing is evicted to make room, and the
+// cache's rules hold as for any read: a node written since Warm began is not filled (its next
+// read fills it). It reads the graph by predicate — every memory's id and state, then the edges
+// of each association type — and joins them here, which costs a fraction of reading each
+// memory's neighbourhood. What it holds meanwhile is bounded by what the cache can take: a
+// compact table of every memory (about 40 bytes each), and the edges of only the memories the
+// walk's part has room for. A cluster store has no cache: it returns at once.
 func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	if s.cache == nil {
 		return st, nil
@@ -50,14 +55,8 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	e := s.cache.begin()
 	defer s.cache.end(e)
 
-	// Every memory: uid → id and state.
-	type memRef struct {
-		id, scope string
-		state     domain.LifecycleState
-		edges     []farEdge
-		episodes  []uint64
-	}
-	mems := map[uint64]*memRef{}
+	// Every memory, in uid order: the pages come in it.
+	var mt warmTable
 	type memRow struct {
 		UID   string `json:"uid"`
 		Kind  string `json:"tr.kind"`
@@ -72,14 +71,21 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 				return false, err
 			}
 			if n.Kind == kindMemory && n.ID != "" {
-				mems[u] = &memRef{id: n.ID, scope: n.Scope, state: domain.LifecycleState(n.State)}
+				mt.add(u, n.ID, domain.LifecycleState(n.State))
 			}
 			return true, nil
 		})
 	if err != nil {
 		return st, err
 	}
-	// Every association, forward and reverse, by type.
+	// The memories whose edges are kept: as many as the walk's part could hold at the least an
+	// adjacency takes, the first in uid order (the order the parts fill in).
+	s.cache.mu.Lock()
+	room := max(s.cache.walkBudget-s.cache.walkUsed, 0)
+	s.cache.mu.Unlock()
+	keep := min(mt.len(), room/adjBytes(0)+1)
+	// Every association, forward and reverse, by type, at the ends among the kept.
+	var ends []warmEnd
 	for ti, at := range domain.AssociationTypes {
 		p := assocPred(at)
 		err := pagesOf(ctx, s, p, "uid "+p+" @facets(strength) { uid }", warmPage, decode, rowUID,
@@ -88,7 +94,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 				if err != nil {
 					return false, err
 				}
-				from := mems[u]
+				from := mt.find(u)
 				edges, _ := (*row)[p].([]any)
 				for _, x := range edges {
 					em, _ := x.(map[string]any)
@@ -97,11 +103,17 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 					if err != nil {
 						return false, err
 					}
-					st := num(em[p+"|strength"])
+					to := mt.find(v)
 					// An end that is no memory has no id: the walk's read skips such an edge.
-					if to := mems[v]; from != nil && to != nil {
-						from.edges = append(from.edges, farEdge{far: v, typ: ti, strength: st})
-						to.edges = append(to.edges, farEdge{far: u, typ: ti, reverse: true, strength: st})
+					if from < 0 || to < 0 {
+						continue
+					}
+					st := num(em[p+"|strength"])
+					if from < keep {
+						ends = append(ends, warmEnd{from: int32(from), far: int32(to), typ: int8(ti), strength: st})
+					}
+					if to < keep {
+						ends = append(ends, warmEnd{from: int32(to), far: int32(from), typ: int8(ti), reverse: true, strength: st})
 					}
 				}
 				return true, nil
@@ -110,46 +122,56 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 			return st, err
 		}
 	}
-	// The walk's cache entries: each memory's associations in the order its read gives them
-	// (edgesOf: by type, forward before reverse, each list by the far end's uid).
-	uids := make([]uint64, 0, len(mems))
-	for u := range mems {
-		uids = append(uids, u)
-	}
-	slices.Sort(uids)
-	for _, u := range uids {
-		m := mems[u]
-		slices.SortFunc(m.edges, func(a, b farEdge) int {
-			if c := cmp.Compare(a.typ, b.typ); c != 0 {
-				return c
-			}
-			if a.reverse != b.reverse {
-				if a.reverse {
-					return 1
-				}
-				return -1
-			}
-			return cmp.Compare(a.far, b.far)
-		})
-		edges := make([]domain.Edge, len(m.edges))
-		for i, fe := range m.edges {
-			edges[i] = domain.Edge{From: m.id, To: mems[fe.far].id, Type: domain.AssociationTypes[fe.typ], Strength: fe.strength}
+	// Each memory's associations in the order its read gives them (edgesOf: by type, forward
+	// before reverse, each list by the far end's uid).
+	slices.SortFunc(ends, func(a, b warmEnd) int {
+		if c := cmp.Compare(a.from, b.from); c != 0 {
+			return c
 		}
-		if !s.cache.warmAdj(e, m.id, &cachedAdj{uid: uidOf(u), edges: edges}) {
-			st.Full = true
+		if c := cmp.Compare(a.typ, b.typ); c != 0 {
+			return c
+		}
+		if a.reverse != b.reverse {
+			if a.reverse {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.far, b.far) // uid order is index order
+	})
+	edgesOf := func(i int) []warmEnd {
+		lo := sort.Search(len(ends), func(k int) bool { return int(ends[k].from) >= i })
+		hi := lo
+		for hi < len(ends) && int(ends[hi].from) == i {
+			hi++
+		}
+		return ends[lo:hi]
+	}
+	walkFull := keep < mt.len()
+	for i := range keep {
+		mine := edgesOf(i)
+		id := mt.id(i)
+		edges := make([]domain.Edge, len(mine))
+		for k, fe := range mine {
+			edges[k] = domain.Edge{From: id, To: mt.id(int(fe.far)), Type: domain.AssociationTypes[fe.typ], Strength: fe.strength}
+		}
+		if !s.cache.warmAdj(e, id, &cachedAdj{uid: uidOf(mt.uids[i]), edges: edges}) {
+			walkFull = true
 			break
 		}
 		st.Adjacencies++
 		st.Edges += len(edges)
 	}
 	st.WalksAfter = time.Since(start)
+
 	// Episodes: which hold each memory, and their members, for the records' part below.
 	type epRef struct {
-		id, scope string
 		uid       uint64
+		id, scope string
 		members   []string
 	}
-	eps := map[uint64]*epRef{}
+	var eps []epRef
+	var memberOf []warmMember // (memory, episode) pairs, for the contexts
 	type epRow struct {
 		UID   string `json:"uid"`
 		Kind  string `json:"tr.kind"`
@@ -168,18 +190,18 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 			if n.Kind != kindEpisode || n.ID == "" {
 				return true, nil
 			}
-			ep := &epRef{id: n.ID, scope: n.Scope, uid: u, members: make([]string, 0, len(n.Items))}
-			eps[u] = ep
+			ep := epRef{uid: u, id: n.ID, scope: internScope(n.Scope), members: make([]string, 0, len(n.Items))}
 			for _, it := range n.Items {
 				v, err := parseUID(it.UID)
 				if err != nil {
 					return false, err
 				}
-				if m := mems[v]; m != nil {
-					m.episodes = append(m.episodes, u)
-					ep.members = append(ep.members, m.id)
+				if i := mt.find(v); i >= 0 {
+					ep.members = append(ep.members, mt.id(i))
+					memberOf = append(memberOf, warmMember{mem: int32(i), ep: int32(len(eps))})
 				}
 			}
+			eps = append(eps, ep)
 			return true, nil
 		})
 	if err != nil {
@@ -188,43 +210,51 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 	// The records' part: the episodes' members (a search scores the episodes of its hits by
 	// them), then each memory's record with its recall context (the episodes holding it, its
 	// TEMPORAL neighbours, its PERSON and THEMATIC associations), while the part's budget lasts.
-	epUIDs := make([]uint64, 0, len(eps))
-	for u := range eps {
-		epUIDs = append(epUIDs, u)
-	}
-	slices.Sort(epUIDs)
-	for _, u := range epUIDs {
-		ep := eps[u]
-		if !s.cache.warmMembers(e, ep.id, &cachedMembers{uid: uidOf(u), kind: kindEpisode, scope: internScope(ep.scope), members: ep.members}) {
-			st.Full = true
+	// Episodes are listed in uid order, so the members' lists are too.
+	recordsFull := false
+	for k := range eps {
+		ep := &eps[k]
+		if !s.cache.warmMembers(e, ep.id, &cachedMembers{uid: uidOf(ep.uid), kind: kindEpisode, scope: ep.scope, members: ep.members}) {
+			recordsFull = true
 			break
 		}
 		st.Episodes++
 	}
-	temporal := slices.Index(domain.AssociationTypes, domain.AssocTemporal)
-	contextOf := func(m *memRef) *domain.MemoryContext {
+	slices.SortFunc(memberOf, func(a, b warmMember) int {
+		if c := cmp.Compare(a.mem, b.mem); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ep, b.ep)
+	})
+	temporal := int8(slices.Index(domain.AssociationTypes, domain.AssocTemporal))
+	spread := make([]int8, len(contextSpread))
+	for k, t := range contextSpread {
+		spread[k] = int8(slices.Index(domain.AssociationTypes, t))
+	}
+	contextOf := func(i int) *domain.MemoryContext {
 		mc := &domain.MemoryContext{}
-		slices.Sort(m.episodes)
-		for _, ep := range m.episodes {
-			mc.Episodes = append(mc.Episodes, eps[ep].id)
+		lo := sort.Search(len(memberOf), func(k int) bool { return int(memberOf[k].mem) >= i })
+		for k := lo; k < len(memberOf) && int(memberOf[k].mem) == i; k++ {
+			mc.Episodes = append(mc.Episodes, eps[memberOf[k].ep].id)
 		}
 		// In the order MemoryContexts reads them: by type, forward before reverse, by uid.
-		for _, fe := range m.edges {
+		mine := edgesOf(i)
+		for _, fe := range mine {
 			if fe.typ == temporal {
-				mc.Temporal = append(mc.Temporal, domain.Neighbour{ID: mems[fe.far].id, Type: domain.AssocTemporal, Strength: fe.strength})
+				mc.Temporal = append(mc.Temporal, domain.Neighbour{ID: mt.id(int(fe.far)), Type: domain.AssocTemporal, Strength: fe.strength})
 			}
 		}
-		for _, t := range contextSpread {
-			ti := slices.Index(domain.AssociationTypes, t)
-			for _, fe := range m.edges {
+		for k, ti := range spread {
+			for _, fe := range mine {
 				if fe.typ == ti {
-					mc.Associated = append(mc.Associated, domain.Neighbour{ID: mems[fe.far].id, Type: t, Strength: fe.strength})
+					mc.Associated = append(mc.Associated, domain.Neighbour{ID: mt.id(int(fe.far)), Type: contextSpread[k], Strength: fe.strength})
 				}
 			}
 		}
 		return mc
 	}
-	if !st.Full {
+	recorded := make([]bool, mt.len()) // the memories whose records are cached
+	if !recordsFull {
 		err = pagesOf(ctx, s, "mem.state", "tr.kind "+memFields, warmPage, decode,
 			func(n *memNode) string { return n.UID }, func(n *memNode) (bool, error) {
 				if n.NodeKind != kindMemory || n.ID == "" {
@@ -234,17 +264,21 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 				if err != nil {
 					return false, err
 				}
+				i := mt.find(u)
+				if i < 0 || mt.id(i) != n.ID {
+					return true, nil // stored since the table's read: its next read fills it
+				}
 				if !s.cache.warmMemory(e, n) {
-					st.Full = true
+					recordsFull = true
 					return false, nil // stop: the budget is spent
 				}
+				recorded[i] = true
 				st.Memories++
-				m := mems[u]
-				if m == nil || m.id != n.ID {
-					return true, nil // stored since the walk's read: its next read fills it
+				if i >= keep {
+					return true, nil // its edges were not kept: its context's next read fills it
 				}
-				if !s.cache.warmContext(e, m.id, &cachedContext{uid: n.UID, kind: kindMemory, scope: internScope(m.scope), ctx: contextOf(m)}) {
-					st.Full = true
+				if !s.cache.warmContext(e, n.ID, &cachedContext{uid: n.UID, kind: kindMemory, scope: internScope(n.Scope), ctx: contextOf(i)}) {
+					recordsFull = true
 					return false, nil
 				}
 				st.Contexts++
@@ -255,30 +289,87 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		}
 	}
 	// The states of the memories whose records did not fit, in the walk's part.
-	for _, u := range uids {
-		m := mems[u]
-		ok, filled := s.cache.warmState(e, m.id, &cachedState{uid: uidOf(u), state: m.state})
+	for i := range mt.len() {
+		if recorded[i] {
+			continue
+		}
+		ok, filled := s.cache.warmState(e, mt.id(i), &cachedState{uid: uidOf(mt.uids[i]), state: mt.states[i]})
 		if !ok {
-			st.Full = true
+			walkFull = true
 			break
 		}
 		if filled {
 			st.States++
 		}
 	}
+	st.Full = walkFull || recordsFull
 	s.cache.mu.Lock()
 	st.Bytes = s.cache.used + s.cache.walkUsed
 	s.cache.mu.Unlock()
 	return st, nil
 }
 
-// farEdge is an association seen from one end while Warm joins the edges read.
-type farEdge struct {
-	far      uint64
-	typ      int
-	reverse  bool
-	strength float64
+// warmEnd is an association seen from one end (by index in the warm table) while Warm joins
+// the edges read.
+type warmEnd struct {
+	strength  float64
+	from, far int32
+	typ       int8
+	reverse   bool
 }
+
+// warmMember says a memory (by index in the warm table) is a member of an episode (by index).
+type warmMember struct{ mem, ep int32 }
+
+// warmTable is every memory of the store while Warm runs, in uid order: its uid, its id (as the
+// UUID's 16 bytes where the id is a canonical UUID, which it is unless written otherwise) and
+// its state — about 40 bytes a memory, where the ids as strings would take 64 more.
+type warmTable struct {
+	uids   []uint64
+	ids    [][16]byte
+	odd    map[int]string // ids that are not canonical UUIDs, by index
+	states []domain.LifecycleState
+}
+
+func (t *warmTable) len() int { return len(t.uids) }
+
+func (t *warmTable) add(u uint64, id string, state domain.LifecycleState) {
+	if n := len(t.uids); n > 0 && t.uids[n-1] >= u {
+		return // pages come in uid order; a repeat is a page boundary's
+	}
+	var b [16]byte
+	if parsed, err := uuid.Parse(id); err == nil && parsed.String() == id {
+		b = parsed
+	} else {
+		if t.odd == nil {
+			t.odd = map[int]string{}
+		}
+		t.odd[len(t.uids)] = id
+	}
+	t.uids = append(t.uids, u)
+	t.ids = append(t.ids, b)
+	t.states = append(t.states, domain.LifecycleState(internEnum(string(state))))
+}
+
+// find returns the index of uid u, -1 when it is no memory.
+func (t *warmTable) find(u uint64) int {
+	i, ok := slices.BinarySearch(t.uids, u)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// id is the id of the memory at index i, a new string each call.
+func (t *warmTable) id(i int) string {
+	if s, ok := t.odd[i]; ok {
+		return s
+	}
+	return uuid.UUID(t.ids[i]).String()
+}
+
+// adjBytes is what a cached adjacency of n edges takes (cachedAdj.bytes).
+func adjBytes(n int) int { return 96 + 64*n }
 
 func uidOf(u uint64) string { return "0x" + strconv.FormatUint(u, 16) }
 

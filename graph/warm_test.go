@@ -272,3 +272,25 @@ func TestWarmUnderConcurrentWrites(t *testing.T) {
 		cacheMatchesGraph(t, s)
 	}
 }
+
+// The warm table keeps ids as they are written, canonical UUIDs in 16 bytes and any other id as
+// it is, and finds memories by uid.
+func TestWarmTable(t *testing.T) {
+	var mt warmTable
+	ids := []string{"6f1c3c1e-4b8a-4f3e-9d2a-0c1b2a3d4e5f", "6F1C3C1E-4B8A-4F3E-9D2A-0C1B2A3D4E60", "00000000-0000-0000-0000-000000000000"}
+	for k, id := range ids {
+		mt.add(uint64(10*(k+1)), id, domain.StateActive)
+	}
+	mt.add(30, ids[0], domain.StateArchived) // a repeat at a page's boundary
+	if mt.len() != 3 {
+		t.Fatalf("%d memories, want 3", mt.len())
+	}
+	for k, id := range ids {
+		if i := mt.find(uint64(10 * (k + 1))); i != k || mt.id(i) != id || mt.states[i] != domain.StateActive {
+			t.Fatalf("memory %d: index %d, id %q, state %s; want %d, %q", k, i, mt.id(i), mt.states[i], k, id)
+		}
+	}
+	if mt.find(15) != -1 || mt.find(0) != -1 || mt.find(40) != -1 {
+		t.Fatal("a uid that is no memory was found")
+	}
+}

@@ -40,16 +40,17 @@ type memoryBudget struct {
 	IndexIDs int
 }
 
-// budgetFor shares limit bytes: about a quarter to the engine (graph.EngineMemoryFor), a fifth
+// budgetFor shares limit bytes: about a fifth to the engine (graph.EngineMemoryFor), a quarter
 // to the read cache's records (a search reads hundreds of them: at the default 1 GiB about
-// 100,000 memories with their contexts) and a sixteenth to its walks, a thirty-second to the
-// index's id cache, a hundred-and-twenty-eighth to the event log's window.
+// 110,000 memories with their contexts) and a sixteenth to its walks, a thirty-second to the
+// index's id cache, a hundred-and-twenty-eighth to the event log's window: a little over half
+// the limit in all, the rest for what requests and writes hold as they run.
 func budgetFor(limit int64) memoryBudget {
 	return memoryBudget{
 		Limit:       limit,
 		GoLimit:     limit / 10 * 9,
 		Engine:      graph.EngineMemoryFor(limit),
-		ReadCache:   int(limit / 5),
+		ReadCache:   int(limit / 4),
 		ReadWalks:   int(limit / 16),
 		EventWindow: int(limit / 128),
 		IndexIDs:    int(limit / 32),

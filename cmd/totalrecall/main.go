@@ -225,7 +225,7 @@ func (c *cacheFlag) Set(s string) error {
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "file://./data", "graph store: file://PATH (embedded) or dgraph://HOST:PORT (cluster)")
 	fs.StringVar(&f.index, "index", "", "search index folder (default: PATH/index for file://PATH, ./data/index for a cluster)")
-	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit, a fifth and a sixteenth of it)")
+	fs.Var(&f.cache, "cache-mb", "read cache of the embedded store: MiB for memories and their contexts, and as many for total recall's associations and states (0 turns it off; default: sized from --memory-limit, a quarter and a sixteenth of it)")
 	fs.Var(&f.memory, "memory-limit", "memory budget of the process, e.g. 512MiB or 2GiB: the engine's caches, the read cache, the index's id cache, the event log's window and the Go heap's soft limit are sized from it")
 }
 
