@@ -76,7 +76,7 @@ func (n *memNode) memory() (*domain.Memory, error) {
 func (n *memNode) doc() (memDoc, error) {
 	var d memDoc
 	if n.Doc != "" {
-		if err := json.Unmarshal([]byte(n.Doc), &d); err != nil {
+		if err := decode([]byte(n.Doc), &d); err != nil {
 			return d, fmt.Errorf("memory %s: bad document: %w", n.ID, err)
 		}
 	}
