@@ -450,6 +450,20 @@ func testAnalyzeAsync(t *testing.T, s *server) {
 			}
 		}
 	}
+	// The Synapse groups the probes into an episode in the background; the runs are asked for
+	// once every probe is in one, so no episode appears between the two asks below.
+	for id := range probes {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) { // liveness, not speed
+			var eps struct{ Episodes []struct{ ID string } }
+			s.ok(t, `query($s: ID!, $m: ID) { episodes(scopeId: $s, memoryId: $m) { id } }`, map[string]any{"s": scope, "m": id}, &eps)
+			if len(eps.Episodes) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("probe %v is in no episode after 2 minutes", id)
+			}
+		}
+	}
 	analyze := `mutation($s: ID!, $r: ID) { analyzeEpisodes(scopeId: $s, type: "topics", async: true, requestId: $r) { id episodeId status startedAt } }`
 	var r struct {
 		AnalyzeEpisodes []struct {
