@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -27,7 +28,7 @@ const (
 // expansionQuery is the disjunction of q's expansions that occur in r, each boosted by its
 // weight; nil when none does. An expansion made only of the text's own words adds nothing and
 // is left out; one of several words is a phrase.
-func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuery) (query.Query, error) {
+func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuery, dicts *atomic.Pointer[snapshotDict]) (query.Query, error) {
 	said := map[string]bool{}
 	for _, t := range contentAnalyzer.Analyze([]byte(clean(q.Text))) {
 		said[string(t.Term)] = true
@@ -38,10 +39,10 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 		return n > 0, err
 	}
 	if rc, ok := r.(index.IndexReaderContains); ok {
-		// One dictionary per search: a look-up in it walks each segment's FST and reads no
+		// One dictionary per snapshot: a look-up in it walks each segment's FST and reads no
 		// postings (a term of deleted documents only may still be found: its clause then
 		// matches nothing).
-		dict, err := rc.FieldDictContains(FieldContent)
+		dict, err := contentDictOf(rc, dicts)
 		if err != nil {
 			return nil, err
 		}
@@ -104,10 +105,36 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 	return query.NewDisjunctionQuery(clauses), nil
 }
 
+// snapshotDict is the content field's dictionary of one index snapshot.
+type snapshotDict struct {
+	snap *scorch.IndexSnapshot
+	dict index.FieldDictContains
+}
+
+// contentDictOf returns the content field's dictionary of r, the one kept in dicts when it is
+// r's snapshot's. Only a reader of that very snapshot uses a kept dictionary, so the segments it
+// reads are open while it does (the reader holds the snapshot); look-ups only read it.
+func contentDictOf(r index.IndexReaderContains, dicts *atomic.Pointer[snapshotDict]) (index.FieldDictContains, error) {
+	snap, _ := r.(*scorch.IndexSnapshot)
+	if dicts != nil && snap != nil {
+		if d := dicts.Load(); d != nil && d.snap == snap {
+			return d.dict, nil
+		}
+	}
+	dict, err := r.FieldDictContains(FieldContent)
+	if err != nil {
+		return nil, err
+	}
+	if dicts != nil && snap != nil {
+		dicts.Store(&snapshotDict{snap: snap, dict: dict})
+	}
+	return dict, nil
+}
+
 // lexical returns the best hits of q's expansions within q's scope and filters, with their
 // score in Lexical.
 func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.IndexQuery, most bool) ([]domain.IndexHit, error) {
-	eq, err := expansionQuery(ctx, r, q)
+	eq, err := expansionQuery(ctx, r, q, &i.contentDict)
 	if err != nil || eq == nil {
 		return nil, err
 	}

@@ -109,3 +109,61 @@ func sameSet(a, b []string) bool {
 	}
 	return true
 }
+
+// The dictionary an expansion is looked up in is kept for the searches of one snapshot: a word
+// indexed since is found by the next search, and a search of the same snapshot asks for no new
+// dictionary.
+func TestExpansionDictionaryFollowsTheIndex(t *testing.T) {
+	idx := openIndex(t)
+	put(t, idx, doc("a", "s", "John: martial arts classes"))
+	ctx := context.Background()
+	q := domain.IndexQuery{ScopeID: "s", Text: "martial arts", Limit: 10, Expansions: []domain.Expansion{{Text: "judo", Weight: 1}}}
+	hits, err := idx.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); !sameSet(got, []string{"a"}) {
+		t.Fatalf("hits = %v, want a alone: judo is in no document yet", got)
+	}
+	first := idx.contentDict.Load()
+	if first == nil {
+		t.Fatal("no dictionary kept after a search with expansions")
+	}
+	if _, err := idx.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if idx.contentDict.Load() != first {
+		t.Fatal("a second search of the same snapshot built another dictionary")
+	}
+	put(t, idx, doc("b", "s", "John: judo on Tuesdays"))
+	hits, err = idx.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); !sameSet(got, []string{"a", "b"}) {
+		t.Fatalf("hits = %v, want a and the judo document indexed since", got)
+	}
+}
+
+// A search waits for the writer only while a document it might find is queued: watermarks
+// change nothing a search finds.
+func TestSyncWaitsForDocumentsOnly(t *testing.T) {
+	idx := openIndex(t)
+	ctx := context.Background()
+	if err := idx.SetWatermark(7); err != nil {
+		t.Fatal(err)
+	}
+	if d, q := idx.docsQueued.Load(), idx.queued.Load(); d != 0 || q != 1 {
+		t.Fatalf("after a watermark: %d document requests of %d queued, want 0 of 1", d, q)
+	}
+	if err := idx.Queue(ctx, []domain.IndexDoc{{ID: "q", ScopeID: "s", Content: "queued words"}}); err != nil {
+		t.Fatal(err)
+	}
+	if d, q := idx.docsQueued.Load(), idx.queued.Load(); d != 2 || q != 2 {
+		t.Fatalf("after a document: %d document requests of %d queued, want 2 of 2", d, q)
+	}
+	hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: "s", Text: "queued", Limit: 10})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("a queued document is not found by the search after it: %v, %v", hits, err)
+	}
+}

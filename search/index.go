@@ -98,9 +98,15 @@ type Index struct {
 	linger    time.Duration
 
 	// queued counts the requests handed over by Queue, applied those of them the writer has
-	// taken; failed is set when a batch of queued requests failed (see fail).
-	queued, applied atomic.Uint64
-	failed          atomic.Pointer[error]
+	// taken; failed is set when a batch of queued requests failed (see fail). docsQueued is the
+	// count queued reached with the last request that changes documents: a search waits for the
+	// writer only while applied is below it (a watermark changes no document).
+	queued, applied, docsQueued atomic.Uint64
+	failed                      atomic.Pointer[error]
+
+	// contentDict is the content field's dictionary of the latest snapshot a search expanded in
+	// (lexical): building one opens every segment's dictionary, in goroutines.
+	contentDict atomic.Pointer[snapshotDict]
 
 	// plans remembers, per scope, whether it held most of the index when last looked at
 	// (searchPlan), so a search does not open a reader of its own just to choose its plan.

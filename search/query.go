@@ -53,7 +53,7 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		return nil, err
 	}
 	if !q.NoWait {
-		if err := i.sync(ctx); err != nil {
+		if err := i.syncDocs(ctx); err != nil {
 			return nil, err
 		}
 	} else if err := i.failure(); err != nil {

@@ -85,7 +85,15 @@ func (i *Index) enqueue(o *op) error {
 	o.ctx = context.Background()
 	o.res = make(chan error, 1)
 	o.queued = true
-	i.queued.Add(1)
+	n := i.queued.Add(1)
+	if o.kind != opWatermark {
+		for {
+			d := i.docsQueued.Load()
+			if d >= n || i.docsQueued.CompareAndSwap(d, n) {
+				break
+			}
+		}
+	}
 	select {
 	case i.ops <- o:
 		return nil
@@ -383,6 +391,19 @@ func (i *Index) sync(ctx context.Context) error {
 		return err
 	}
 	if i.applied.Load() == i.queued.Load() {
+		return nil
+	}
+	return i.submit(ctx, &op{kind: opSync})
+}
+
+// syncDocs is sync for a search: it waits only while a queued request changes documents (a
+// watermark changes nothing a search finds, and waiting for one made searches wait for the
+// writer's batches after every write of the event log).
+func (i *Index) syncDocs(ctx context.Context) error {
+	if err := i.failure(); err != nil {
+		return err
+	}
+	if i.applied.Load() >= i.docsQueued.Load() {
 		return nil
 	}
 	return i.submit(ctx, &op{kind: opSync})
