@@ -48,6 +48,10 @@ import (
 //	                                                          Wo = 0.5
 //	text  = r·p·c·w·o / max over candidates of the same
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
+//	score ← score / (1 + Wv·m)  when the query asks for several things ("What activities has…",
+//	        "How many…", "both", "What has X painted?"; asksForMany): the results are taken
+//	        greedily, m the number already taken from an episode of the memory, so that a list
+//	        said over several episodes is not crowded out by the one that matches best   Wv = 0.5
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
 // by text relevance and salience alone: Wt·t + Ws·salience. Candidates are the best SeedSize
@@ -76,6 +80,7 @@ const (
 	WWhen      = 0.3
 	WOrder     = 0.5
 	WAssociate = 0.0
+	WDiversity = 0.5
 	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
 	// associations as candidates.
 	AssociateFanout = 20
@@ -97,12 +102,12 @@ const (
 // Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
 // An evaluation varies them one at a time to show how much the recall depends on each.
 type Weights struct {
-	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate float64
+	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity float64
 }
 
 // DefaultWeights are the documented weights.
 var DefaultWeights = Weights{Neighbour: WNeighbour, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
-	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate}
+	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate, Diversity: WDiversity}
 
 // Reasons of hits ranked in context.
 const (
@@ -440,6 +445,9 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		fuse(cands, vec)
 	}
 	sortRanked(cands)
+	if wt.Diversity > 0 && asksForMany(q.Text) {
+		diversify(cands, mctx, limit, wt.Diversity)
+	}
 	order := cands
 	if len(order) > limit {
 		order = order[:limit]
@@ -452,6 +460,42 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		return r.spread(ctx, q, f, order, seen)
 	}
 	return order, nil
+}
+
+// diversify reorders the first limit of cands, sorted best first, for a question asking for
+// several things: each next result is the candidate with the best score / (1 + w·m), m the number
+// of results already chosen from an episode of it, and that is its score, so that the parts of a
+// list said in several episodes come before more of the one episode that matches best. Chosen
+// greedily, the scores stay in order (m only grows); the rest of cands keep theirs, behind.
+func diversify(cands []*RankedMemory, mctx map[string]*domain.MemoryContext, limit int, w float64) {
+	chosen := map[string]int{}
+	seen := func(c *RankedMemory) int {
+		m := 0
+		if mc := mctx[c.Memory.ID]; mc != nil {
+			for _, e := range mc.Episodes {
+				m = max(m, chosen[e])
+			}
+		}
+		return m
+	}
+	for k := 0; k < min(limit, len(cands)); k++ {
+		bi, bv := k, cands[k].Score/(1+w*float64(seen(cands[k])))
+		// Sorted: a candidate whose own score is no better than the best adjusted one cannot win.
+		for i := k + 1; i < len(cands) && cands[i].Score > bv; i++ {
+			if v := cands[i].Score / (1 + w*float64(seen(cands[i]))); v > bv {
+				bi, bv = i, v
+			}
+		}
+		c := cands[bi]
+		copy(cands[k+1:bi+1], cands[k:bi])
+		cands[k] = c
+		c.Score = bv
+		if mc := mctx[c.Memory.ID]; mc != nil {
+			for _, e := range mc.Episodes {
+				chosen[e]++
+			}
+		}
+	}
 }
 
 // textScale turns a hit's scores into its text relevance: the text's bm25, min–max normalised
