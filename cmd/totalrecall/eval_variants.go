@@ -11,7 +11,8 @@ import (
 
 // An eval variant is the same questions asked of the same import through another ranking: the
 // previous method (this ranking without what it added since its first measure: the lexicon's
-// expansions, the answers, the time questions and the spread of list questions over episodes),
+// expansions, the answers, the time questions, the neighbours two turns away and the spread of
+// list questions over episodes),
 // and, with --sensitivity, the ranking with one weight halved or doubled at a time.
 type evalVariant struct {
 	name   string
@@ -25,7 +26,7 @@ type evalVariant struct {
 // previousWeights are the weights of the method before the lexicon's expansions.
 func previousWeights() recall.Weights {
 	w := recall.DefaultWeights
-	w.Lexical, w.Answer, w.Told, w.When, w.Order, w.Diversity = 0, 0, 0, 0, 0, 0
+	w.Lexical, w.Answer, w.Told, w.When, w.Order, w.Diversity, w.Neighbour2 = 0, 0, 0, 0, 0, 0, 0
 	return w
 }
 
@@ -36,7 +37,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		return nil, err
 	}
 	prev := previousWeights()
-	out := []*evalVariant{{name: "previous method (no expansion, answers, time questions or diversity)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
+	out := []*evalVariant{{name: "previous method (no expansion, answers, time questions, two turns or diversity)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
 	if emb != nil {
 		// What the hybrid search adds: the same ranking without the model.
 		out = append(out, &evalVariant{name: "without the embedder (no model)", rec: &recall.Recall{Store: st, Index: idx, Lexicon: lex}})
@@ -50,6 +51,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 	}
 	knobs := []knob{
 		{"Wn (neighbour)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Neighbour *= f }},
+		{"Wm (two turns)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Neighbour2 *= f }},
 		{"Wa (answer)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Answer *= f }},
 		{"We (episode)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Episode *= f }},
 		{"Wp (person)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Person *= f }},

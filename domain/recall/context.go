@@ -26,6 +26,8 @@ import (
 //	n(d)  = max over TEMPORAL neighbours j of w(j)·strength·t(j)   the conversation around d
 //	        matches; w(j) = max(Wn, Wa) when j came before d and asks (holds a "?"): d answers
 //	        it, else Wn                                       Wn = 0.5, Wa = 1.0
+//	        and over the neighbours k of a neighbour j that is a candidate (two turns away) of
+//	        Wm·strength(j)·strength(k)·t(k)                   Wm = 0.25
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
 //	g(d)  = max over PERSON and THEMATIC associations j of d of  strength·t(j)
@@ -70,17 +72,18 @@ import (
 //
 // Memories found only by their vector have reason VECTOR.
 const (
-	WNeighbour = 0.5
-	WEpisode   = 0.4
-	WPerson    = 0.6
-	WTimeCue   = 1.0
-	WLexical   = 0.5
-	WAnswer    = 1.0
-	WTold      = 1.0
-	WWhen      = 0.3
-	WOrder     = 0.5
-	WAssociate = 0.0
-	WDiversity = 0.5
+	WNeighbour  = 0.5
+	WEpisode    = 0.4
+	WPerson     = 0.6
+	WTimeCue    = 1.0
+	WLexical    = 0.5
+	WAnswer     = 1.0
+	WTold       = 1.0
+	WWhen       = 0.3
+	WOrder      = 0.5
+	WAssociate  = 0.0
+	WDiversity  = 0.5
+	WNeighbour2 = 0.25
 	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
 	// associations as candidates.
 	AssociateFanout = 20
@@ -102,11 +105,11 @@ const (
 // Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
 // An evaluation varies them one at a time to show how much the recall depends on each.
 type Weights struct {
-	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity float64
+	Neighbour, Neighbour2, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity float64
 }
 
 // DefaultWeights are the documented weights.
-var DefaultWeights = Weights{Neighbour: WNeighbour, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
+var DefaultWeights = Weights{Neighbour: WNeighbour, Neighbour2: WNeighbour2, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
 	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate, Diversity: WDiversity}
 
 // Reasons of hits ranked in context.
@@ -365,6 +368,16 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		if mc := mctx[c.Memory.ID]; mc != nil {
 			nb := 0.0
 			for _, n := range mc.Temporal {
+				if wt.Neighbour2 > 0 {
+					// Two turns away: through a neighbour whose context is read (a candidate).
+					if mj := mctx[n.ID]; mj != nil {
+						for _, k := range mj.Temporal {
+							if k.ID != c.Memory.ID {
+								nb = max(nb, wt.Neighbour2*n.Strength*k.Strength*textOf.of(k.ID))
+							}
+						}
+					}
+				}
 				t := textOf.of(n.ID)
 				if t == 0 {
 					continue
