@@ -261,12 +261,14 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 		}
 		return strings.Compare(a.e.Text, b.e.Text)
 	})
-	out := l.inflections(toks)
+	infl := l.inflections(toks)
+	out := make([]domain.Expansion, 0, min(len(infl)+len(es), l.p.MaxExpansions))
+	out = append(out, infl...)
 	for _, e := range es {
 		if len(out) >= l.p.MaxExpansions {
 			break
 		}
-		if !slices.ContainsFunc(out, func(o domain.Expansion) bool { return o.Text == e.e.Text }) {
+		if !slices.ContainsFunc(infl, func(o domain.Expansion) bool { return o.Text == e.e.Text }) {
 			out = append(out, e.e)
 		}
 	}
