@@ -267,3 +267,18 @@ func TestInflections(t *testing.T) {
 		t.Fatal("an inflection at WInflection = 0")
 	}
 }
+
+// BenchmarkInflections is the irregular forms' share of Expand.
+func BenchmarkInflections(b *testing.B) {
+	l := lex(b)
+	qs := []string{"What martial arts has John done?", "Which cities has Jon visited?", "What did Melanie paint recently?",
+		"How did Melanie feel while watching the meteor shower?"}
+	toks := make([][]token, len(qs))
+	for i, q := range qs {
+		toks[i] = tokenize(q)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		l.inflections(toks[i%len(toks)])
+	}
+}

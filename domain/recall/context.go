@@ -366,28 +366,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	for _, c := range cands {
 		v := c.TextScore
 		if mc := mctx[c.Memory.ID]; mc != nil {
-			nb := 0.0
-			for _, n := range mc.Temporal {
-				if wt.Neighbour2 > 0 {
-					// Two turns away: through a neighbour whose context is read (a candidate).
-					if mj := mctx[n.ID]; mj != nil {
-						for _, k := range mj.Temporal {
-							if k.ID != c.Memory.ID {
-								nb = max(nb, wt.Neighbour2*n.Strength*k.Strength*textOf.of(k.ID))
-							}
-						}
-					}
-				}
-				t := textOf.of(n.ID)
-				if t == 0 {
-					continue
-				}
-				w := wt.Neighbour
-				if j := loaded[n.ID]; j != nil && j.OccurredAt.Before(c.Memory.OccurredAt) && strings.Contains(j.Content, "?") {
-					w = max(w, wt.Answer)
-				}
-				nb = max(nb, w*n.Strength*t)
-			}
+			nb := neighbourRelevance(c.Memory, mc, mctx, loaded, textOf, wt)
 			ep := 0.0
 			if bestEnergy > 0 {
 				for _, e := range mc.Episodes {
@@ -473,6 +452,37 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		return r.spread(ctx, q, f, order, seen)
 	}
 	return order, nil
+}
+
+// neighbourRelevance is n(d) of the memory m whose context is mc: the best of what its TEMPORAL
+// neighbours lend it (w(j)·strength·t(j), w(j) = max(Wn, Wa) when j asked just before m) and of
+// what the neighbours of those neighbours that are candidates (in mctx) lend it
+// (Wm·strength·strength·t).
+func neighbourRelevance(m *domain.Memory, mc *domain.MemoryContext, mctx map[string]*domain.MemoryContext,
+	loaded map[string]*domain.Memory, textOf *textScores, wt Weights) float64 {
+	nb := 0.0
+	for _, n := range mc.Temporal {
+		if wt.Neighbour2 > 0 {
+			// Two turns away: through a neighbour whose context is read (a candidate).
+			if mj := mctx[n.ID]; mj != nil {
+				for _, k := range mj.Temporal {
+					if k.ID != m.ID {
+						nb = max(nb, wt.Neighbour2*n.Strength*k.Strength*textOf.of(k.ID))
+					}
+				}
+			}
+		}
+		t := textOf.of(n.ID)
+		if t == 0 {
+			continue
+		}
+		w := wt.Neighbour
+		if j := loaded[n.ID]; j != nil && j.OccurredAt.Before(m.OccurredAt) && strings.Contains(j.Content, "?") {
+			w = max(w, wt.Answer)
+		}
+		nb = max(nb, w*n.Strength*t)
+	}
+	return nb
 }
 
 // diversify reorders the first limit of cands, sorted best first, for a question asking for
