@@ -22,7 +22,8 @@ import (
 //	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
 //	        over the best TextPool hits (the scope only filters; it adds nothing to bm25)
 //	      + Wx·lex(d) / best lex                              Wx = 0.5: the query's expansions
-//	        (Lexicon), searched apart; a memory found by them alone has reason LEXICAL
+//	        (Lexicon: irregular forms, synonyms, hypernyms, the members of a category it asks
+//	        about), searched apart; a memory found by them alone has reason LEXICAL
 //	n(d)  = max over TEMPORAL neighbours j of w(j)·strength·t(j)   the conversation around d
 //	        matches; w(j) = max(Wn, Wa) when j came before d and asks (holds a "?"): d answers
 //	        it, else Wn                                       Wn = 0.5, Wa = 1.0
@@ -34,8 +35,9 @@ import (
 //	                                                           spreading activation: what is
 //	        associated with a match (the same person, the same thing) is reached by it
 //	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d)                   We = 0.4, Wg = 0 (off: measured
-//	        on LoCoMo stored through storeMemory, Wg = 0.25, 0.5 and 1.0 lose single-hop questions
-//	        more than they gain multi-hop ones; see docs/recall.md)
+//	        on LoCoMo stored through storeMemory, Wg = 0.5 and 1.0 lose single-hop questions more
+//	        than they gain multi-hop ones, 0.25 gains little and its associations are more
+//	        candidates to read; see docs/recall.md)
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
 //	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
@@ -51,9 +53,10 @@ import (
 //	text  = r·p·c·w·o / max over candidates of the same
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
 //	score ← score / (1 + Wv·m)  when the query asks for several things ("What activities has…",
-//	        "How many…", "both", "What has X painted?"; asksForMany): the results are taken
-//	        greedily, m the number already taken from an episode of the memory, so that a list
-//	        said over several episodes is not crowded out by the one that matches best   Wv = 0.5
+//	        "How many…", "both", "What has X painted?"; asksForMany): the maxResults results are
+//	        taken greedily, m the number already taken from an episode of the memory, so that a
+//	        list said over several episodes is not crowded out by the one that matches best;
+//	        the scores still fall down the list                 Wv = 0.5
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
 // by text relevance and salience alone: Wt·t + Ws·salience. Candidates are the best SeedSize
