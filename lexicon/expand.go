@@ -23,9 +23,13 @@ import (
 //	its hypernyms and what it is an instance of               w(s) · WHypernym
 //
 // A word or phrase reached several ways keeps its largest weight; the first MaxExpansions by
-// weight · (1 + ln(1 + uses in that sense)) are kept. How much an expansion counts beside the
-// query's own words is the caller's weight on top.
+// weight · (1 + ln(1 + uses in that sense)) are kept. Before them come the irregular forms of the
+// query's words, which stemming cannot reach — "felt" for "feel" and "feel" for "felt" (verb.exc),
+// "child" for "children" and "children" for "child" (noun.exc) — at WInflection: they are the
+// same word. How much an expansion counts beside the query's own words is the caller's weight on
+// top.
 const (
+	WInflection   = 1.0
 	WSynonym      = 1.0
 	WHyponym      = 1.0
 	WHypernym     = 0.5
@@ -41,16 +45,18 @@ const (
 	RelHyponym  = "HYPONYM"
 	RelInstance = "INSTANCE"
 	RelHypernym = "HYPERNYM"
+	// RelInflection is another form of the same word: "went" of "go", "children" of "child".
+	RelInflection = "INFLECTION"
 )
 
 // Params are the constants above, as one value, so that an evaluation can vary them.
 type Params struct {
-	WSynonym, WHyponym, WHypernym, Decay, MinSense float64
-	MaxDepth, MaxExpansions                        int
+	WInflection, WSynonym, WHyponym, WHypernym, Decay, MinSense float64
+	MaxDepth, MaxExpansions                                     int
 }
 
 // DefaultParams are the documented constants.
-var DefaultParams = Params{WSynonym: WSynonym, WHyponym: WHyponym, WHypernym: WHypernym, Decay: Decay,
+var DefaultParams = Params{WInflection: WInflection, WSynonym: WSynonym, WHyponym: WHyponym, WHypernym: WHypernym, Decay: Decay,
 	MinSense: MinSense, MaxDepth: MaxDepth, MaxExpansions: MaxExpansions}
 
 // Lexicon expands queries with the nouns of WordNet 3.0, embedded in the binary. Safe for
@@ -255,9 +261,64 @@ func (l *Lexicon) Expand(text string) []domain.Expansion {
 		}
 		return strings.Compare(a.e.Text, b.e.Text)
 	})
-	out := make([]domain.Expansion, 0, min(len(es), l.p.MaxExpansions))
-	for _, e := range es[:min(len(es), l.p.MaxExpansions)] {
-		out = append(out, e.e)
+	infl := l.inflections(toks)
+	out := make([]domain.Expansion, 0, min(len(infl)+len(es), l.p.MaxExpansions))
+	out = append(out, infl...)
+	for _, e := range es {
+		if len(out) >= l.p.MaxExpansions {
+			break
+		}
+		if !slices.ContainsFunc(infl, func(o domain.Expansion) bool { return o.Text == e.e.Text }) {
+			out = append(out, e.e)
+		}
+	}
+	return out
+}
+
+// inflections returns the irregular forms of the words of toks that stemming cannot reach: the
+// base and other forms of an irregular verb form ("felt" → "feel"; "feel" → "felt"), and of an
+// irregular plural ("children" → "child"; "child" → "children"), each once, none a word of toks.
+func (l *Lexicon) inflections(toks []token) []domain.Expansion {
+	if l.p.WInflection <= 0 {
+		return nil
+	}
+	said := map[string]bool{}
+	for _, t := range toks {
+		said[t.word] = true
+	}
+	var out []domain.Expansion
+	offer := func(form, of string) {
+		if !said[form] {
+			said[form] = true
+			out = append(out, domain.Expansion{Text: form, Weight: l.p.WInflection, Of: of, Relation: RelInflection})
+		}
+	}
+	w := l.w
+	for _, t := range toks {
+		if stop[t.word] || len(t.word) < 2 || (t.capital && !t.first) {
+			continue
+		}
+		bases := w.verbBase[t.word]
+		if len(w.verbForms[t.word]) > 0 {
+			bases = append([]string{t.word}, bases...)
+		}
+		for _, b := range bases {
+			offer(b, t.word)
+			for _, f := range w.verbForms[b] {
+				offer(f, t.word)
+			}
+		}
+		lemmas := w.plurals
+		if i, ok := w.exc[t.word]; ok {
+			offer(w.lemma(i), t.word)
+			for _, f := range lemmas[i] {
+				offer(f, t.word)
+			}
+		} else if i, ok := w.find(t.word); ok {
+			for _, f := range lemmas[i] {
+				offer(f, t.word)
+			}
+		}
 	}
 	return out
 }

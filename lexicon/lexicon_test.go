@@ -4,6 +4,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -178,6 +179,9 @@ func TestTableSize(t *testing.T) {
 	if n := len(w.lexfile); n != 82115 {
 		t.Fatalf("%d noun synsets, want WordNet 3.0's 82115", n)
 	}
+	if got := w.verbBase["went"]; !slices.Contains(got, "go") || !slices.Contains(w.verbForms["go"], "went") {
+		t.Fatalf("went: bases %q, want go among them", got)
+	}
 }
 
 // TestTableIsWhatTheDatabaseDerives runs the generator in check mode when the database is
@@ -204,7 +208,77 @@ func BenchmarkExpand(b *testing.B) {
 	qs := []string{"What martial arts has John done?", "Which cities has Jon visited?", "What did Melanie paint recently?",
 		"How long has Caroline had her current group of friends for?"}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for i := 0; b.Loop(); i++ {
 		l.Expand(qs[i%len(qs)])
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// TestInflections: the irregular forms of a query's words, which stemming cannot reach, come
+// first, at WInflection; stop words and names have none.
+func TestInflections(t *testing.T) {
+	l := lex(t)
+	for _, tc := range []struct {
+		text string
+		want []string // the inflections, in any order
+	}{
+		{"How did Melanie feel while watching the meteor shower?", []string{"felt"}},
+		{"I felt tiny", []string{"feel"}},
+		{"What did Melanie buy?", []string{"bought"}},
+		{"Where did Caroline go?", []string{"goes", "gone", "went"}},
+		{"How many children does Melanie have?", []string{"child"}},
+		{"a child", []string{"children"}},
+		{"What has Melanie made?", []string{"make"}},
+		// "did" and "has" are stop words; "Rose" is a name, not the past of "rise".
+		{"What did Rose do?", nil},
+		{"Which cities has Jon visited?", nil},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			var got []string
+			for _, e := range l.Expand(tc.text) {
+				if e.Relation != RelInflection {
+					continue
+				}
+				if e.Weight != WInflection {
+					t.Fatalf("%q weighs %v, want %v", e.Text, e.Weight, WInflection)
+				}
+				got = append(got, e.Text)
+			}
+			slices.Sort(got)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("inflections %q, want %q", got, tc.want)
+			}
+			es := l.Expand(tc.text)
+			for i, e := range es[:len(got)] {
+				if e.Relation != RelInflection {
+					t.Fatalf("expansion %d is %+v: the inflections come first", i, e)
+				}
+			}
+		})
+	}
+	p := DefaultParams
+	p.WInflection = 0
+	off, err := NewWith(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := find(off.Expand("What did Melanie buy?"), "bought"); ok {
+		t.Fatal("an inflection at WInflection = 0")
+	}
+}
+
+// BenchmarkInflections is the irregular forms' share of Expand.
+func BenchmarkInflections(b *testing.B) {
+	l := lex(b)
+	qs := []string{"What martial arts has John done?", "Which cities has Jon visited?", "What did Melanie paint recently?",
+		"How did Melanie feel while watching the meteor shower?"}
+	toks := make([][]token, len(qs))
+	for i, q := range qs {
+		toks[i] = tokenize(q)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		l.inflections(toks[i%len(toks)])
 	}
 }

@@ -12,12 +12,13 @@ import (
 
 //go:generate go run ./internal/wngen -out wordnet.tbl
 
-// table is the nouns of WordNet 3.0 as wngen derives them (see LICENSE.WordNet).
+// table is the nouns of WordNet 3.0 and the irregular forms of its verbs, as wngen derives them
+// (see LICENSE.WordNet).
 //
 //go:embed wordnet.tbl
 var table []byte
 
-const magic = "totalrecall wordnet nouns 1\n"
+const magic = "totalrecall wordnet nouns 2\n"
 
 // wordNet is the decoded table: flat arrays indexed by lemma and synset numbers, so the whole
 // of it is a few allocations, not a map of a hundred thousand strings.
@@ -37,7 +38,11 @@ type wordNet struct {
 	hypoOff   []uint32 // the reverse of hyper: hyponyms and instances
 	hypo      []uint32
 
-	exc map[string]uint32 // irregular plural → lemma
+	exc     map[string]uint32   // irregular plural → lemma
+	plurals map[uint32][]string // lemma → its irregular plurals (the reverse of exc)
+
+	verbBase  map[string][]string // irregular verb form → its base forms ("felt" → "feel")
+	verbForms map[string][]string // base form → its irregular forms ("feel" → "felt")
 }
 
 var (
@@ -151,6 +156,19 @@ func decode(b []byte) (*wordNet, error) {
 		form := string(r.bytes(r.uv()))
 		w.exc[form] = uint32(r.uv())
 	}
+	w.plurals = make(map[uint32][]string, len(w.exc))
+	nv := r.uv()
+	if r.err == nil && nv > len(r.b) {
+		return nil, errors.New("lexicon: corrupt WordNet table")
+	}
+	w.verbBase = make(map[string][]string, nv)
+	w.verbForms = make(map[string][]string, nv)
+	for i := 0; i < nv && r.err == nil; i++ {
+		form := string(r.bytes(r.uv()))
+		base := string(r.bytes(r.uv()))
+		w.verbBase[form] = append(w.verbBase[form], base)
+		w.verbForms[base] = append(w.verbForms[base], form)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -167,10 +185,14 @@ func decode(b []byte) (*wordNet, error) {
 			return nil, errors.New("lexicon: corrupt WordNet table")
 		}
 	}
-	for _, l := range w.exc {
+	for form, l := range w.exc {
 		if int(l) >= n {
 			return nil, errors.New("lexicon: corrupt WordNet table")
 		}
+		w.plurals[l] = append(w.plurals[l], form)
+	}
+	for _, fs := range w.plurals {
+		sort.Strings(fs) // the map gave them in no order
 	}
 	// Hyponyms: the reverse of the hypernym arrays, counted then filled.
 	w.hypoOff = make([]uint32, ns+1)

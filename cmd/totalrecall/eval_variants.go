@@ -10,8 +10,10 @@ import (
 )
 
 // An eval variant is the same questions asked of the same import through another ranking: the
-// previous method (this ranking without what it added last: the lexicon's expansions), and, with
-// --sensitivity, the ranking with one weight halved or doubled at a time.
+// previous method (this ranking without what it added since its first measure: the lexicon's
+// expansions, the answers, the time questions, the neighbours two turns away and the spread of
+// list questions over episodes),
+// and, with --sensitivity, the ranking with one weight halved or doubled at a time.
 type evalVariant struct {
 	name   string
 	group  string // "" for the previous method; the weight's name for a sensitivity row
@@ -24,7 +26,7 @@ type evalVariant struct {
 // previousWeights are the weights of the method before the lexicon's expansions.
 func previousWeights() recall.Weights {
 	w := recall.DefaultWeights
-	w.Lexical, w.Answer, w.Told, w.When, w.Order = 0, 0, 0, 0, 0
+	w.Lexical, w.Answer, w.Told, w.When, w.Order, w.Diversity, w.Neighbour2 = 0, 0, 0, 0, 0, 0, 0
 	return w
 }
 
@@ -35,7 +37,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		return nil, err
 	}
 	prev := previousWeights()
-	out := []*evalVariant{{name: "previous method (no expansion, answers or time questions)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
+	out := []*evalVariant{{name: "previous method (no expansion, answers, time questions, two turns or diversity)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Weights: &prev}}}
 	if emb != nil {
 		// What the hybrid search adds: the same ranking without the model.
 		out = append(out, &evalVariant{name: "without the embedder (no model)", rec: &recall.Recall{Store: st, Index: idx, Lexicon: lex}})
@@ -49,6 +51,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 	}
 	knobs := []knob{
 		{"Wn (neighbour)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Neighbour *= f }},
+		{"Wm (two turns)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Neighbour2 *= f }},
 		{"Wa (answer)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Answer *= f }},
 		{"We (episode)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Episode *= f }},
 		{"Wp (person)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Person *= f }},
@@ -57,6 +60,8 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		{"Ww (says when)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.When *= f }},
 		{"Wo (order)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Order *= f }},
 		{"Wx (lexical)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Lexical *= f }},
+		{"Wv (diversity)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Diversity *= f }},
+		{"inflection", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WInflection *= f }},
 		{"synonym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WSynonym *= f }},
 		{"hyponym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WHyponym *= f }},
 		{"hypernym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WHypernym *= f }},

@@ -22,18 +22,22 @@ import (
 //	t(d)  = (bm25(d) − lowest) / (best − lowest)              the text relevance, 0..1, min–max
 //	        over the best TextPool hits (the scope only filters; it adds nothing to bm25)
 //	      + Wx·lex(d) / best lex                              Wx = 0.5: the query's expansions
-//	        (Lexicon), searched apart; a memory found by them alone has reason LEXICAL
+//	        (Lexicon: irregular forms, synonyms, hypernyms, the members of a category it asks
+//	        about), searched apart; a memory found by them alone has reason LEXICAL
 //	n(d)  = max over TEMPORAL neighbours j of w(j)·strength·t(j)   the conversation around d
 //	        matches; w(j) = max(Wn, Wa) when j came before d and asks (holds a "?"): d answers
 //	        it, else Wn                                       Wn = 0.5, Wa = 1.0
+//	        and over the neighbours k of a neighbour j that is a candidate (two turns away) of
+//	        Wm·strength(j)·strength(k)·t(k)                   Wm = 0.25
 //	e(d)  = max over episodes E of d of  Σ_{j∈E} t(j)² / max over episodes of the same sum
 //	                                                           d's episode is about the query
 //	g(d)  = max over PERSON and THEMATIC associations j of d of  strength·t(j)
 //	                                                           spreading activation: what is
 //	        associated with a match (the same person, the same thing) is reached by it
 //	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d)                   We = 0.4, Wg = 0 (off: measured
-//	        on LoCoMo stored through storeMemory, Wg = 0.25, 0.5 and 1.0 lose single-hop questions
-//	        more than they gain multi-hop ones; see docs/recall.md)
+//	        on LoCoMo stored through storeMemory, Wg = 0.5 and 1.0 lose single-hop questions more
+//	        than they gain multi-hop ones, 0.25 gains little and its associations are more
+//	        candidates to read; see docs/recall.md)
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
 //	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
@@ -48,6 +52,11 @@ import (
 //	                                                          Wo = 0.5
 //	text  = r·p·c·w·o / max over candidates of the same
 //	score = Wt·text + Ws·salience                             Wt = 0.7, Ws = 0.3
+//	score ← score / (1 + Wv·m)  when the query asks for several things ("What activities has…",
+//	        "How many…", "both", "What has X painted?"; asksForMany): the maxResults results are
+//	        taken greedily, m the number already taken from an episode of the memory, so that a
+//	        list said over several episodes is not crowded out by the one that matches best;
+//	        the scores still fall down the list                 Wv = 0.5
 //
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
 // by text relevance and salience alone: Wt·t + Ws·salience. Candidates are the best SeedSize
@@ -66,16 +75,18 @@ import (
 //
 // Memories found only by their vector have reason VECTOR.
 const (
-	WNeighbour = 0.5
-	WEpisode   = 0.4
-	WPerson    = 0.6
-	WTimeCue   = 1.0
-	WLexical   = 0.5
-	WAnswer    = 1.0
-	WTold      = 1.0
-	WWhen      = 0.3
-	WOrder     = 0.5
-	WAssociate = 0.0
+	WNeighbour  = 0.5
+	WEpisode    = 0.4
+	WPerson     = 0.6
+	WTimeCue    = 1.0
+	WLexical    = 0.5
+	WAnswer     = 1.0
+	WTold       = 1.0
+	WWhen       = 0.3
+	WOrder      = 0.5
+	WAssociate  = 0.0
+	WDiversity  = 0.5
+	WNeighbour2 = 0.25
 	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
 	// associations as candidates.
 	AssociateFanout = 20
@@ -97,12 +108,12 @@ const (
 // Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
 // An evaluation varies them one at a time to show how much the recall depends on each.
 type Weights struct {
-	Neighbour, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate float64
+	Neighbour, Neighbour2, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity float64
 }
 
 // DefaultWeights are the documented weights.
-var DefaultWeights = Weights{Neighbour: WNeighbour, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
-	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate}
+var DefaultWeights = Weights{Neighbour: WNeighbour, Neighbour2: WNeighbour2, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
+	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate, Diversity: WDiversity}
 
 // Reasons of hits ranked in context.
 const (
@@ -358,18 +369,7 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	for _, c := range cands {
 		v := c.TextScore
 		if mc := mctx[c.Memory.ID]; mc != nil {
-			nb := 0.0
-			for _, n := range mc.Temporal {
-				t := textOf.of(n.ID)
-				if t == 0 {
-					continue
-				}
-				w := wt.Neighbour
-				if j := loaded[n.ID]; j != nil && j.OccurredAt.Before(c.Memory.OccurredAt) && strings.Contains(j.Content, "?") {
-					w = max(w, wt.Answer)
-				}
-				nb = max(nb, w*n.Strength*t)
-			}
+			nb := neighbourRelevance(c.Memory, mc, mctx, loaded, textOf, wt)
 			ep := 0.0
 			if bestEnergy > 0 {
 				for _, e := range mc.Episodes {
@@ -440,6 +440,9 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 		fuse(cands, vec)
 	}
 	sortRanked(cands)
+	if wt.Diversity > 0 && asksForMany(q.Text) {
+		diversify(cands, mctx, limit, wt.Diversity)
+	}
 	order := cands
 	if len(order) > limit {
 		order = order[:limit]
@@ -465,6 +468,73 @@ func (r *Recall) candidates(ctx context.Context, ids []string) ([]*domain.Memory
 		return sr.SharedMemories(ctx, ids)
 	}
 	return r.Store.Memories(ctx, ids)
+}
+
+// neighbourRelevance is n(d) of the memory m whose context is mc: the best of what its TEMPORAL
+// neighbours lend it (w(j)·strength·t(j), w(j) = max(Wn, Wa) when j asked just before m) and of
+// what the neighbours of those neighbours that are candidates (in mctx) lend it
+// (Wm·strength·strength·t).
+func neighbourRelevance(m *domain.Memory, mc *domain.MemoryContext, mctx map[string]*domain.MemoryContext,
+	loaded map[string]*domain.Memory, textOf *textScores, wt Weights) float64 {
+	nb := 0.0
+	for _, n := range mc.Temporal {
+		if wt.Neighbour2 > 0 {
+			// Two turns away: through a neighbour whose context is read (a candidate).
+			if mj := mctx[n.ID]; mj != nil {
+				for _, k := range mj.Temporal {
+					if k.ID != m.ID {
+						nb = max(nb, wt.Neighbour2*n.Strength*k.Strength*textOf.of(k.ID))
+					}
+				}
+			}
+		}
+		t := textOf.of(n.ID)
+		if t == 0 {
+			continue
+		}
+		w := wt.Neighbour
+		if j := loaded[n.ID]; j != nil && j.OccurredAt.Before(m.OccurredAt) && strings.Contains(j.Content, "?") {
+			w = max(w, wt.Answer)
+		}
+		nb = max(nb, w*n.Strength*t)
+	}
+	return nb
+}
+
+// diversify reorders the first limit of cands, sorted best first, for a question asking for
+// several things: each next result is the candidate with the best score / (1 + w·m), m the number
+// of results already chosen from an episode of it, and that is its score, so that the parts of a
+// list said in several episodes come before more of the one episode that matches best. Chosen
+// greedily, the scores stay in order (m only grows); the rest of cands keep theirs, behind.
+func diversify(cands []*RankedMemory, mctx map[string]*domain.MemoryContext, limit int, w float64) {
+	chosen := map[string]int{}
+	seen := func(c *RankedMemory) int {
+		m := 0
+		if mc := mctx[c.Memory.ID]; mc != nil {
+			for _, e := range mc.Episodes {
+				m = max(m, chosen[e])
+			}
+		}
+		return m
+	}
+	for k := 0; k < min(limit, len(cands)); k++ {
+		bi, bv := k, cands[k].Score/(1+w*float64(seen(cands[k])))
+		// Sorted: a candidate whose own score is no better than the best adjusted one cannot win.
+		for i := k + 1; i < len(cands) && cands[i].Score > bv; i++ {
+			if v := cands[i].Score / (1 + w*float64(seen(cands[i]))); v > bv {
+				bi, bv = i, v
+			}
+		}
+		c := cands[bi]
+		copy(cands[k+1:bi+1], cands[k:bi])
+		cands[k] = c
+		c.Score = bv
+		if mc := mctx[c.Memory.ID]; mc != nil {
+			for _, e := range mc.Episodes {
+				chosen[e]++
+			}
+		}
+	}
 }
 
 // textScale turns a hit's scores into its text relevance: the text's bm25, min–max normalised

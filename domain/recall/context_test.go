@@ -482,3 +482,29 @@ func TestSpreadingActivationInContext(t *testing.T) {
 		t.Fatalf("results %v: an association weaker than MinStrength was followed", fmt.Sprint(got))
 	}
 }
+
+// TestTwoTurnsAway pins the rule: a candidate two turns from a match takes Wm · s1 · s2 · t from
+// it, through the neighbour between them, when that neighbour is a candidate.
+func TestTwoTurnsAway(t *testing.T) {
+	w := newWorld()
+	w.add("match", "", 5, 0, day0)
+	w.add("next", "", 0, 0, day0)
+	w.add("after", "", 0, 0, day0)
+	w.add("z", "", 1, 0, day0) // the weakest hit: t = 0
+	w.chain(0.8, "match", "next", "after")
+	w.episode("e", "match", "next", "after") // "after" joins the candidates through the episode
+	for _, wm := range []float64{WNeighbour2, 0} {
+		wt := DefaultWeights
+		wt.Episode, wt.Neighbour2 = 0, wm
+		got := w.searchWith(t, &Recall{Store: w, Index: worldIndex{w: w}, Weights: &wt}, Query{ScopeID: scope, Text: "x", MaxResults: 10})
+		// match: t 1; next: Wn · .8 · 1 (and Wm · .8 · .8 · t(after) = 0); after: Wm · .8 · .8 · 1.
+		if !near(got["match"].TextScore, 1) || !near(got["next"].TextScore, WNeighbour*0.8) {
+			t.Fatalf("Wm %v: match %v, next %v", wm, got["match"].TextScore, got["next"].TextScore)
+		}
+		if a := got["after"]; wm > 0 && (a == nil || !near(a.TextScore, wm*0.8*0.8) || a.Reason != ReasonContext) {
+			t.Fatalf("Wm %v: after = %+v, want text %v", wm, a, wm*0.8*0.8)
+		} else if wm == 0 && a != nil && a.TextScore != 0 {
+			t.Fatalf("Wm 0: after = %+v, want no relevance", a)
+		}
+	}
+}

@@ -3,8 +3,9 @@
 //
 // The table keeps what query expansion reads — the nouns: every lemma with its senses in
 // WordNet's order and their tagged-sense counts, every synset with its lemmas, lexicographer
-// file, hypernyms and instance hypernyms, and the irregular plurals of noun.exc — and nothing
-// else (no glosses, no other relations). The output depends only on the database's files, so
+// file, hypernyms and instance hypernyms, and the irregular plurals of noun.exc; and the
+// irregular forms of verbs of verb.exc ("felt" of "feel", "went" of "go") — and nothing else (no
+// glosses, no other relations, no verb senses). The output depends only on the database's files, so
 // running it again on the same database writes the same bytes.
 //
 //	go run ./internal/wngen [-dict DIR] [-out FILE] [-check]
@@ -28,14 +29,14 @@ import (
 )
 
 // magic opens every table; the loader refuses another.
-const magic = "totalrecall wordnet nouns 1\n"
+const magic = "totalrecall wordnet nouns 2\n"
 
 func main() {
 	def := os.Getenv("WNSEARCHDIR")
 	if def == "" {
 		def = "/usr/share/wordnet"
 	}
-	dict := flag.String("dict", def, "WordNet database folder (data.noun, index.noun, noun.exc, cntlist.rev)")
+	dict := flag.String("dict", def, "WordNet database folder (data.noun, index.noun, noun.exc, verb.exc, cntlist.rev)")
 	out := flag.String("out", "wordnet.tbl", "table to write")
 	check := flag.Bool("check", false, "only check that -out is what -dict derives (exit 1 if not)")
 	flag.Parse()
@@ -68,7 +69,7 @@ type synset struct {
 
 // derive reads the database in dir and returns the table.
 func derive(dir string) ([]byte, error) {
-	sources := []string{"data.noun", "index.noun", "noun.exc", "cntlist.rev"}
+	sources := []string{"data.noun", "index.noun", "noun.exc", "verb.exc", "cntlist.rev"}
 	sum := sha256.New()
 	for _, f := range sources {
 		b, err := os.ReadFile(filepath.Join(dir, f))
@@ -133,7 +134,11 @@ func derive(dir string) ([]byte, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	exc, err := readExceptions(filepath.Join(dir, "noun.exc"))
+	exc, err := readExceptions(filepath.Join(dir, "noun.exc"), false)
+	if err != nil {
+		return nil, err
+	}
+	verbExc, err := readExceptions(filepath.Join(dir, "verb.exc"), true)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +223,20 @@ func derive(dir string) ([]byte, error) {
 		uv(len(p[0]))
 		w.WriteString(p[0])
 		uv(lemmaID[p[1]])
+	}
+	// Irregular forms of verbs and their base forms, as words: verbs have no lemmas here.
+	pairs = pairs[:0]
+	for _, e := range verbExc {
+		if e[0] != e[1] {
+			pairs = append(pairs, e)
+		}
+	}
+	uv(len(pairs))
+	for _, p := range pairs {
+		uv(len(p[0]))
+		w.WriteString(p[0])
+		uv(len(p[1]))
+		w.WriteString(p[1])
 	}
 	return w.Bytes(), nil
 }
@@ -346,8 +365,9 @@ func readCounts(path string) (map[string]int, error) {
 	return out, nil
 }
 
-// readExceptions reads noun.exc: an inflected form and its base forms, sorted by form.
-func readExceptions(path string) ([][2]string, error) {
+// readExceptions reads an exception list (noun.exc, verb.exc): an inflected form and its first
+// base form (with all, each of its base forms), sorted by form.
+func readExceptions(path string, all bool) ([][2]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -358,7 +378,13 @@ func readExceptions(path string) ([][2]string, error) {
 		if len(fs) < 2 {
 			continue
 		}
-		out = append(out, [2]string{words(fs[0]), words(fs[1])})
+		bases := fs[1:2]
+		if all {
+			bases = fs[1:]
+		}
+		for _, b := range bases {
+			out = append(out, [2]string{words(fs[0]), words(b)})
+		}
 	}
 	slices.SortFunc(out, func(a, b [2]string) int {
 		if c := strings.Compare(a[0], b[0]); c != 0 {
