@@ -170,8 +170,21 @@ func printFigures(w io.Writer, all []*figures) {
 		func(f *figures) string {
 			return fmt.Sprintf("%+.1f%% with the Synapse (median of block pairs; %+.1f%% in total)", 100*(f.concurrentRatio-1), 100*(f.concurrent/f.concurrentOff-1))
 		})
-	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return rate(f.bulk) },
-		func(f *figures) string { return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" })
+	// With -n at or past -corpus the stores alone fill the corpus, and no bulk runs.
+	bulked := func(f *figures, s string) string {
+		if f.bulk == 0 {
+			return "—"
+		}
+		return s
+	}
+	row("storeMemories bulk (batches of 1000)", func(f *figures) string { return bulked(f, rate(f.bulk)) },
+		func(f *figures) string {
+			note := ""
+			if f.bulk == 0 {
+				note = " (no bulk ran: the store calls filled the corpus)"
+			}
+			return rate(f.rawBleveBatch) + " raw Bleve batches of 1000" + note
+		})
 	perMemory := func(d time.Duration) string { return fmt.Sprintf("%.2fms", ms(d)) }
 	row("graph write alone, bare memory nodes", func(f *figures) string { return rate(f.engineBulk) },
 		func(f *figures) string {
@@ -185,11 +198,11 @@ func printFigures(w io.Writer, all []*figures) {
 		func(f *figures) string {
 			return "(this process, clients and consumers included); " + perMemory(f.cpuConcurrentOff) + " with the Synapse off"
 		})
-	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return perMemory(f.cpuBulk) },
+	row("CPU per memory, bulk until consumers caught up", func(f *figures) string { return bulked(f, perMemory(f.cpuBulk)) },
 		func(f *figures) string { return perMemory(f.cpuRawBatch) + " per document, raw Bleve batches" })
 	row("memory(id) load over HTTP p50", func(f *figures) string { return dur(f.loadP50) },
 		func(f *figures) string { return dur(f.rawPointP50) + " raw DQL point query" })
-	row("consumers caught up after the bulk", func(f *figures) string { return fmt.Sprintf("%.1fs", f.settle.Seconds()) },
+	row("consumers caught up after the bulk", func(f *figures) string { return bulked(f, fmt.Sprintf("%.1fs", f.settle.Seconds())) },
 		func(f *figures) string { return "(salience, subconscious, synapse)" })
 	row("then the process idled (merges, compactions)", func(f *figures) string { return fmt.Sprintf("%.1fs", f.quiet.Seconds()) },
 		func(f *figures) string {
