@@ -25,6 +25,11 @@ type IngestBatch struct {
 	Turns      []*AgentTurn
 	ToolCalls  []*AgentToolCall
 	Embeddings []*Embedding
+	// Scores are the Salience context's checkpoints of the batch's new memories, by memory id
+	// (Potential, Recency, ScoredAt and Salience set; no events): a memory ingested in bulk is
+	// scored in the write that stores it, as a stored one is, so the first decay sweep reads its
+	// checkpoint instead of scoring it in full. A memory without one is scored by that sweep.
+	Scores map[string]ScoreUpdate
 }
 
 // Empty reports whether the batch writes nothing.

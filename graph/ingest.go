@@ -329,9 +329,18 @@ func (w *ingestWrite) apply(b *domain.IngestBatch) (*domain.IngestWritten, error
 		if err != nil {
 			return nil, err
 		}
+		u, scored := b.Scores[m.ID]
+		scored = scored && u.Potential != nil && u.Recency != nil && u.ScoredAt != nil
+		if scored {
+			// The memory is written, and returned, with the score of its checkpoint.
+			m.Salience = u.Salience
+		}
 		obj, err := memoryJSON(uid, m, true)
 		if err != nil {
 			return nil, err
+		}
+		if scored {
+			obj["mem.score"] = packScore(*u.Potential, *u.Recency, *u.ScoredAt, m.Claimed, m.Version, u.Salience)
 		}
 		if e.ThreadID != "" {
 			obj["ing.thread"] = e.ThreadID

@@ -253,6 +253,10 @@ func (im *Importer) writeEvents(ctx context.Context, adapter string, threads []*
 	// The index feed sees the write's MemoriesIngested as soon as it commits, before the put
 	// below: the ids are marked as about to be put, so that it does not read them back. The
 	// mark goes once the put has recorded their versions, or with this call when nothing is put.
+	if c.living != nil {
+		// The Salience context scores the new memories in the write that stores them.
+		b.Scores = c.living.scorer.PlanIngested(memoriesOf(b.Events), connectivity(b.Associations))
+	}
 	c.versions.expect(ids)
 	putting := false
 	defer func() {
@@ -1328,4 +1332,32 @@ func (c *Cortex) embed(ctx context.Context, is domain.IngestStore, scopeID strin
 // synapseFormed reports whether name is a definition the Synapse forms its episodes by.
 func synapseFormed(name string) bool {
 	return name == SynapseSessionDefinition || name == SynapseTimeGapDefinition
+}
+
+// memoriesOf returns the memories of ledger events.
+func memoriesOf(evs []*domain.LedgerEvent) []*domain.Memory {
+	out := make([]*domain.Memory, len(evs))
+	for i, e := range evs {
+		out[i] = e.Memory
+	}
+	return out
+}
+
+// connectivity sums the strengths of associations by the memory at either end; a pair named
+// twice is one edge, with the strength written last.
+func connectivity(as []*domain.Association) map[string]float64 {
+	edges := map[[3]string]float64{}
+	for _, a := range as {
+		edges[pairKey(a.SourceID, a.TargetID, a.Type)] = a.Strength
+	}
+	out := map[string]float64{}
+	for _, a := range as { // in the batch's order: the sums do not depend on a map's
+		k := pairKey(a.SourceID, a.TargetID, a.Type)
+		if st, ok := edges[k]; ok {
+			out[k[0]] += st
+			out[k[1]] += st
+			delete(edges, k)
+		}
+	}
+	return out
 }

@@ -226,3 +226,22 @@ func (s *Scorer) PlanStored(ms []*domain.Memory, stored []*domain.Event) []domai
 	}
 	return s.Plan(s.handle(stored, domain.EvMemoryStored, rows), rows).Scores
 }
+
+// PlanIngested scores memories ingested in bulk in the write that stores them, as the first
+// decay sweep would score them from their features: each gets its potential (connectivity
+// counting the strengths of the associations written with it, by memory id in conn) and its
+// recency since it was last reinforced, checkpointed at now. Bulk ingest emits no event per
+// memory, so neither does this: the updates carry none.
+func (s *Scorer) PlanIngested(ms []*domain.Memory, conn map[string]float64) map[string]domain.ScoreUpdate {
+	now := s.Now().UTC()
+	out := make(map[string]domain.ScoreUpdate, len(ms))
+	for _, m := range ms {
+		r := &domain.ScoreRow{ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State, Claimed: m.Claimed,
+			AccessCount: m.AccessCount, Importance: m.Importance, CreatedAt: m.CreatedAt, LastAccessedAt: m.LastAccessedAt,
+			ClaimedAt: m.ClaimedAt, Version: m.Version, Connectivity: conn[m.ID]}
+		score, recency, potential := s.Params.Current(r, now)
+		at := now
+		out[m.ID] = domain.ScoreUpdate{MemoryID: m.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &at}
+	}
+	return out
+}
