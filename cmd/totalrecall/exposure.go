@@ -170,8 +170,8 @@ func (f *exposeFlags) checkOrigin(r *http.Request) bool {
 
 // publicPaths are served without an API key: they hold no data (the health probes, the
 // playground and explorer pages, which ask for a key to send their queries with, and their
-// embedded assets).
-var publicPaths = map[string]bool{"/": true, "/explore": true, "/explore/": true, "/healthz": true, "/livez": true, "/readyz": true}
+// embedded assets; /shard, which says what scopes a server serves, for its peers to learn).
+var publicPaths = map[string]bool{"/": true, "/explore": true, "/explore/": true, "/healthz": true, "/livez": true, "/readyz": true, "/shard": true}
 
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, "/assets/") }
 
