@@ -82,6 +82,9 @@ Usage:
   totalrecall bench scale [-n 1000000] [-at 100000] [-memory-limit 1GiB]
                                                       load a LoCoMo-like corpus into a serve process and
                                                       measure memory, disk, restart and latency at each size
+  totalrecall bench shard --cluster dgraph://HOST:PORT [-n 2000] [-queries 200] [-warmup 50]
+                                                      two servers each serving half the scopes beside one
+                                                      serving all: index, memory, search direct and routed
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -130,6 +133,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		if len(args) > 1 && args[1] == "explore" {
 			return benchExplore(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "shard" {
+			return benchShard(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
