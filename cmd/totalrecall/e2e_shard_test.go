@@ -7,14 +7,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
@@ -132,13 +136,16 @@ func TestShardedServersRouteByScope(t *testing.T) {
 
 	// Scopes are made anywhere (the graph is one); two of each shard.
 	var scopes [2][]string
+	names := map[string]string{}
 	for i := 0; len(scopes[0]) < 2 || len(scopes[1]) < 2; i++ {
 		if i == 64 {
 			t.Fatal("64 scopes and still not two of each shard: the hash does not split")
 		}
-		id, _, _ := a.createScope(t, fmt.Sprint("sharded ", i))
+		name := fmt.Sprint("sharded ", runID, " ", i)
+		id, _, _ := a.createScope(t, name)
 		sh := shard.Of(id, 2)
 		scopes[sh] = append(scopes[sh], id)
+		names[id] = name
 	}
 	s0, s1 := scopes[0][0], scopes[1][0]
 	servers := map[string]*server{"a": a, "b": b}
@@ -196,6 +203,32 @@ func TestShardedServersRouteByScope(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || resp.Header.Get(shardHeader) != "1/2" || !strings.Contains(string(raw), stored[s1][0]) {
 			t.Fatalf("HTTP %d by %q: %.200s", resp.StatusCode, resp.Header.Get(shardHeader), raw)
+		}
+	})
+
+	t.Run("AnMCPSessionLivesOnTheServerOfItsScope", func(t *testing.T) {
+		// Bound by the scope's name, opened on the other server: every request of the session
+		// (initialize, the tools, the stream, the close) is answered by the scope's server.
+		rec := &shardRecorder{}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + a.addr + "/mcp?scope=" + url.QueryEscape(names[s1]),
+			HTTPClient: &http.Client{Transport: rec}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "shard-e2e", Version: "1"}, nil).Connect(ctx, tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_memory", Arguments: map[string]any{"query": word[s1]}})
+		if err != nil || res.IsError {
+			t.Fatalf("search_memory: %v %+v", err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		if !strings.Contains(string(raw), stored[s1][0]) || !strings.Contains(string(raw), stored[s1][1]) {
+			t.Fatalf("search_memory found %s, want %v", raw, stored[s1])
+		}
+		cs.Close()
+		if by := rec.servers(); len(by) == 0 || strings.Join(by, ",") != strings.Repeat("1/2,", len(by)-1)+"1/2" {
+			t.Fatalf("the session's requests were answered by %v, want 1/2 alone", by)
 		}
 	})
 
@@ -390,4 +423,26 @@ func TestShardedServersRouteByScope(t *testing.T) {
 			t.Fatalf("index %s: %d documents of its scope, %d of the other's; want 2 and 0", tc.dir, len(has), len(lacks))
 		}
 	}
+}
+
+// shardRecorder is a client transport that notes which server answered each request.
+type shardRecorder struct {
+	mu sync.Mutex
+	by []string
+}
+
+func (r *shardRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil {
+		r.mu.Lock()
+		r.by = append(r.by, resp.Header.Get(shardHeader))
+		r.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (r *shardRecorder) servers() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.by...)
 }
