@@ -404,6 +404,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	if xf.adminAddr != "" {
 		metrics = edge.NewMetrics()
 	}
+	xf.shardPublic = sf.shard.spec != nil
 	gate, gql := xf.buildEdge(cx, logger, metrics)
 	var admin *http.Server
 	if metrics != nil {

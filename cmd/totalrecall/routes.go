@@ -30,7 +30,6 @@ func routes(cx *cortex.Cortex, ready func() bool, gql resolvers.Options, sh *sha
 	mux.Handle("GET /assets/", web.Assets("/assets/"))
 	mux.Handle("GET /export/{file}", web.Export(cx))
 	if sh == nil {
-		mux.Handle("/shard", shardHandler(nil, nil, ""))
 		return mux
 	}
 	mux.Handle("/shard", shardHandler(sh.router, sh.spec, sh.instance))

@@ -297,3 +297,25 @@ func newFlagSet() *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	return fs
 }
+
+// Under --auth a server of some scopes answers GET /shard without a key: its peers ask it
+// without one, and it holds no memory.
+func TestShardAnswersWithoutAKeyUnderAuth(t *testing.T) {
+	sp, err := shard.Parse("0/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xf := exposeFlags{auth: true, shardPublic: true}
+	gate, _ := xf.buildEdge(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	srv := httptest.NewServer(gate.Handler(shardHandler(nil, sp, "i")))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/shard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var info shardInfo
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || resp.StatusCode != http.StatusOK || info.Serves != "0/2" {
+		t.Fatalf("HTTP %d %v %+v", resp.StatusCode, err, info)
+	}
+}
