@@ -56,19 +56,11 @@ func benchShard(args []string, stdout io.Writer) error {
 	if _, err := parseSize(*limit); err != nil {
 		return fmt.Errorf("-memory-limit: %v", err)
 	}
-	dir := *data
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		tmp, err := os.MkdirTemp("", "totalrecall-bench-shard-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, cleanup, err := benchDir(*data, "totalrecall-bench-shard-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	host, _ := os.Hostname()
 	fmt.Fprintf(stdout, "totalrecall bench shard — %s, %d cores, %s; cluster %s; serve --memory-limit %s\n",
 		host, runtimeCPUs(), time.Now().UTC().Format("2006-01-02 15:04 MST"), *cluster, *limit)
