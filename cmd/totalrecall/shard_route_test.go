@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -317,5 +318,51 @@ func TestShardAnswersWithoutAKeyUnderAuth(t *testing.T) {
 	var info shardInfo
 	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || resp.StatusCode != http.StatusOK || info.Serves != "0/2" {
 		t.Fatalf("HTTP %d %v %+v", resp.StatusCode, err, info)
+	}
+}
+
+// A peer that goes away is asked again: its scopes are refused while no server serves them, and
+// routed again once a server of them answers at the address.
+func TestShardRouterFollowsAPeerThatComesAndGoes(t *testing.T) {
+	a := newRoutedServer(t, "0/2", "", nil)
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://" + addr)
+	a.router.peers = append(a.router.peers, &peer{url: u})
+	startAt := func(spec string) *routedServer {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := newRoutedServer(t, spec, "", nil)
+		// The same server, answering at the peer's address.
+		moved := httptest.NewUnstartedServer(rs.Config.Handler)
+		moved.Listener.Close()
+		moved.Listener = ln
+		moved.Start()
+		t.Cleanup(moved.Close)
+		rs.URL = moved.URL
+		rs.Server.Close()
+		rs.Server = moved
+		return rs
+	}
+	send := func() routedAnswer { return postQuery(t, a.URL, searchQ, map[string]any{"s": shard1Scope}, nil) }
+
+	b := startAt("1/2")
+	if got := send(); got.status != 200 || got.header.Get(shardHeader) != "1/2" || b.hits.Load() != 1 {
+		t.Fatalf("%+v", got)
+	}
+	b.Close()
+	if got := send(); got.status != http.StatusMisdirectedRequest || got.code != cortex.ESCOPENOTSERVED {
+		t.Fatalf("with the peer gone: %+v", got)
+	}
+	b2 := startAt("1/2")
+	if got := send(); got.status != 200 || got.header.Get(shardHeader) != "1/2" || b2.hits.Load() != 1 {
+		t.Fatalf("with the peer back: %+v", got)
+	}
+	if a.hits.Load() != 0 {
+		t.Fatal("a answered a scope it does not serve")
 	}
 }
