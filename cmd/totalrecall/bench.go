@@ -234,7 +234,7 @@ func measure(sf storeFlags, o benchOpts, rawDir string) (*figures, error) {
 	xf := exposeFlags{auth: o.auth, maxComplexity: defaultMaxComplexity, maxDepth: defaultMaxDepth, maxBodyBytes: edge.DefaultMaxBodyBytes,
 		rateLimit: 1e9, rateBurst: 1 << 30}
 	gate, gql := xf.buildEdge(cx, logger, nil)
-	srv := &http.Server{Handler: gate.Handler(routes(cx, nil, gql))}
+	srv := &http.Server{Handler: gate.Handler(routes(cx, nil, gql, nil))}
 	go srv.Serve(ln)
 	defer srv.Close()
 	c := &benchClient{url: "http://" + ln.Addr().String() + "/query",

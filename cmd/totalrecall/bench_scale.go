@@ -108,19 +108,11 @@ func benchScale(args []string, stdout io.Writer) error {
 		}
 	}
 	sort.Ints(sizes)
-	dir := *data
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		tmp, err := os.MkdirTemp("", "totalrecall-bench-scale-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, cleanup, err := benchDir(*data, "totalrecall-bench-scale-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	v, vocabFrom := loadVocab(*locomo)
 	host, _ := os.Hostname()
 	fmt.Fprintf(stdout, "totalrecall bench scale — %s, %d cores, %s of memory, %s; serve --memory-limit %s; vocabulary: %s\n",
@@ -234,6 +226,19 @@ func benchScale(args []string, stdout io.Writer) error {
 	}
 	srv = nil
 	return nil
+}
+
+// benchDir is the folder a bench works in: dir, made if missing and kept, or a temporary one
+// (named from pattern) that cleanup removes.
+func benchDir(dir, pattern string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
 }
 
 func readFile(path string) string {

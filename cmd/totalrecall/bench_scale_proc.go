@@ -153,14 +153,19 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// startServer starts serve on dir with the memory limit and extra flags, and waits until it is
-// ready. Its standard error is appended to logPath.
+// startServeProc starts serve on dir with the memory limit and extra flags, and waits until it
+// is ready. Its standard error is appended to logPath.
 func startServeProc(dir, limit, logPath string, extra ...string) (*serverProc, error) {
-	bin, err := os.Executable()
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
+	return startServeAt(addr, logPath, append([]string{"--store", "file://" + dir, "--memory-limit", limit}, extra...)...)
+}
+
+// startServeAt starts serve on addr with flags, and waits until it is ready.
+func startServeAt(addr, logPath string, flags ...string) (*serverProc, error) {
+	bin, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +173,7 @@ func startServeProc(dir, limit, logPath string, extra ...string) (*serverProc, e
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--store", "file://" + dir, "--addr", addr, "--memory-limit", limit}, extra...)
+	args := append([]string{"serve", "--addr", addr}, flags...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	// GOGC and GOMEMLIMIT of the bench's own environment are not the server's.

@@ -141,6 +141,7 @@ func testDoors(t *testing.T, s *server, adminKey string) {
 		{"healthz", "GET", "/healthz", "", "", "", "", 200, ""},
 		{"livez", "GET", "/livez", "", "", "", "", 200, ""},
 		{"readyz", "GET", "/readyz", "", "", "", "", 200, ""},
+		{"/shard of a server of every scope", "GET", "/shard", "", "", "", "", 401, domain.EUNAUTHENTICATED},
 		{"POST with the key", "POST", "/query", "Bearer " + adminKey, "application/json", "", q, 200, ""},
 		{"GET with the key", "GET", "/query?query=%7Bscopes%7Bid%7D%7D", "Bearer " + adminKey, "", "", "", 200, ""},
 		{"a form POST with the key", "POST", "/query", "Bearer " + adminKey, "application/x-www-form-urlencoded", "", "query=%7Bscopes%7Bid%7D%7D", 415, "UNSUPPORTED_MEDIA_TYPE"},

@@ -38,6 +38,9 @@ type exposeFlags struct {
 
 	adminAddr string
 	accessLog bool
+	// shardPublic serves GET /shard without a key: set on a server that serves some scopes, whose
+	// peers ask it without one.
+	shardPublic bool
 }
 
 // Defaults of serve's flags.
@@ -170,7 +173,7 @@ func (f *exposeFlags) checkOrigin(r *http.Request) bool {
 
 // publicPaths are served without an API key: they hold no data (the health probes, the
 // playground and explorer pages, which ask for a key to send their queries with, and their
-// embedded assets).
+// embedded assets). A server that serves some scopes adds /shard (shardPublic).
 var publicPaths = map[string]bool{"/": true, "/explore": true, "/explore/": true, "/healthz": true, "/livez": true, "/readyz": true}
 
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, "/assets/") }
@@ -185,7 +188,11 @@ func (f *exposeFlags) buildEdge(cx *cortex.Cortex, logger *slog.Logger, metrics 
 	if f.auth {
 		rate, burst = f.rateLimit, f.rateBurst
 	}
-	e := edge.New(edge.Config{Auth: f.auth, Keys: cx, Public: isPublic, Bulk: func(p string) bool { return p == "/import" },
+	public := isPublic
+	if f.shardPublic {
+		public = func(p string) bool { return p == "/shard" || isPublic(p) }
+	}
+	e := edge.New(edge.Config{Auth: f.auth, Keys: cx, Public: public, Bulk: func(p string) bool { return p == "/import" },
 		WebsocketPath: "/query", MaxBodyBytes: f.bodyLimit(), RateLimit: rate, RateBurst: burst,
 		MaxWebsocketMessageBytes: f.maxWSMessageBytes, AccessLog: access, Metrics: metrics})
 	gql := resolvers.Options{MaxComplexity: f.maxComplexity, MaxDepth: f.maxDepth, NoIntrospection: !f.introspectionOn(),

@@ -49,6 +49,9 @@ Usage:
                       [--llm-url URL --llm-model M]   a chat model: story chapters, the llm analysis
                       [--story-threshold-tokens 5000] write a scope's next chapter at this many pending
                                                       tokens (0: only when asked); see docs/story.md
+                      [--serve-scopes I/N|ID,ID,…]    serve only these scopes (a cluster): shard I of N of the
+                                                      scope ids' hash, or a list; default every scope
+                      [--peers URL,URL,…]             the other servers: requests for their scopes go there
   totalrecall keys create --role admin|write|read [--scope ID] --name NAME [--expires-in 720h]
   totalrecall keys list|revoke [ID]                   API keys, through --server URL (key in $TOTALRECALL_KEY)
                                                       or on --store URI with the server stopped (the first key)
@@ -79,6 +82,9 @@ Usage:
   totalrecall bench scale [-n 1000000] [-at 100000] [-memory-limit 1GiB]
                                                       load a LoCoMo-like corpus into a serve process and
                                                       measure memory, disk, restart and latency at each size
+  totalrecall bench shard --cluster dgraph://HOST:PORT [-n 2000] [-queries 200] [-warmup 50]
+                                                      two servers each serving half the scopes beside one
+                                                      serving all: index, memory, search direct and routed
   totalrecall digest  [--store URI | --server URL] [--scope ID] [--archive IDS|proposed] [--remove IDS]
                       [--stale-after 720h] [--every DURATION]   run digest passes (propose / archive / remove)
   totalrecall version
@@ -127,6 +133,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		if len(args) > 1 && args[1] == "explore" {
 			return benchExplore(args[2:], stdout)
+		}
+		if len(args) > 1 && args[1] == "shard" {
+			return benchShard(args[2:], stdout)
 		}
 		return bench(args[1:], stdout)
 	case "digest":
@@ -197,6 +206,8 @@ type storeFlags struct {
 	// commitHooks, when set, see (and may fail) the store's commits: tests attribute writes to
 	// requests and inject faults.
 	commitHooks graph.CommitHooks
+	// shard is serve's --serve-scopes and --peers (shard.go).
+	shard shardFlags
 }
 
 // cacheFlag is --cache-mb: each part of the read cache of the embedded engine in MiB; 0 turns
@@ -299,7 +310,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		lex = l
 	}
 	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
-		Lexicon: lex, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap()})
+		Lexicon: lex, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap(), Shard: f.shard.spec})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -317,6 +328,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
 	sf.expose.register(fs)
+	sf.shard.register(fs)
 	var mf modelFlags
 	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
@@ -325,6 +337,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := sf.shard.parse(sf.store); err != nil {
+		return fmt.Errorf("serve %w", err)
 	}
 	// Set once, before the store opens or a request arrives; every content check reads it.
 	if err := domain.SetMaxContentBytes(*maxContent); err != nil {
@@ -389,6 +404,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	if xf.adminAddr != "" {
 		metrics = edge.NewMetrics()
 	}
+	xf.shardPublic = sf.shard.spec != nil
 	gate, gql := xf.buildEdge(cx, logger, metrics)
 	var admin *http.Server
 	if metrics != nil {
@@ -405,14 +421,18 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		go admin.Serve(aln)
 		fmt.Fprintf(stdout, "totalrecall admin on http://%s/ (/metrics, /debug/pprof/, /livez, /readyz)\n", aln.Addr())
 	}
-	api := gate.Handler(routes(cx, ready.Load, gql))
+	api := gate.Handler(routes(cx, ready.Load, gql, sf.shard.serving(ctx, cx, logger)))
 	h.Store(&api)
 	ready.Store(true)
 	auth := "off: every caller reaches every scope"
 	if xf.auth {
 		auth = "on"
 	}
-	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s, API keys %s)\n", ln.Addr(), ln.Addr(), sf.store, auth)
+	scopes := ""
+	if sp := sf.shard.spec; sp != nil {
+		scopes = fmt.Sprintf(", scopes %s, %d peers", truncate(sp.String(), 80), len(sf.shard.peers))
+	}
+	fmt.Fprintf(stdout, "totalrecall serving on http://%s/ (playground; GraphQL at http://%s/query, store %s, API keys %s%s)\n", ln.Addr(), ln.Addr(), sf.store, auth, scopes)
 	if started != nil {
 		started <- ln.Addr().String()
 	}

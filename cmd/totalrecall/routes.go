@@ -13,8 +13,9 @@ import (
 // at /export and /import, the pages and graph exports of package web, the probes) mounts its
 // paths here, so all of them sit behind the one handler chain serve builds (package edge: API
 // keys, limits, access log, metrics). A path that must answer without a key (it holds no data)
-// is listed in publicPaths.
-func routes(cx *cortex.Cortex, ready func() bool, gql resolvers.Options) http.Handler {
+// is listed in publicPaths. sh, when set, routes the requests by scope between the servers that
+// split the scopes (shard_route.go) and answers /shard.
+func routes(cx *cortex.Cortex, ready func() bool, gql resolvers.Options, sh *shardServing) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", resolvers.NewHandlerWith(cx, ready, gql))
 	mux.Handle("/livez", livez())
@@ -28,5 +29,12 @@ func routes(cx *cortex.Cortex, ready func() bool, gql resolvers.Options) http.Ha
 	mux.Handle("GET /explore/{$}", http.RedirectHandler("../explore", http.StatusMovedPermanently))
 	mux.Handle("GET /assets/", web.Assets("/assets/"))
 	mux.Handle("GET /export/{file}", web.Export(cx))
-	return mux
+	if sh == nil {
+		return mux
+	}
+	mux.Handle("/shard", shardHandler(sh.router, sh.spec, sh.instance))
+	if sh.router == nil {
+		return mux
+	}
+	return sh.router.Wrap(mux)
 }

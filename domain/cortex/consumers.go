@@ -61,7 +61,8 @@ func (c *Cortex) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// applyToIndex applies events to the index in order and moves its watermark past them.
+// applyToIndex applies the events of the scopes this server serves to the index, in order, and
+// moves its watermark past all of them.
 func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bool) error {
 	var puts []domain.IndexDoc
 	var reload, refresh []string
@@ -91,6 +92,9 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 		return nil
 	}
 	for _, e := range evs {
+		if !c.servesEvent(e, false) {
+			continue // another server's scope: the watermark still passes it
+		}
 		switch e.Type {
 		case domain.EvMemoryStored:
 			if d, ok := docFromPayload(e); ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain/eventlog"
 	"github.com/totalrecall/totalrecall/domain/hippocampus"
 	"github.com/totalrecall/totalrecall/domain/recall"
+	"github.com/totalrecall/totalrecall/domain/shard"
 	"github.com/totalrecall/totalrecall/domain/synapse"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	Lexicon domain.Lexicon
 	// MaxSubscriptionsPerKey caps the subscriptions one API key holds open (0: no cap).
 	MaxSubscriptionsPerKey int
+	// Shard is the scopes this server serves (nil: every scope). The index holds only their
+	// documents and the living consumers act only on their events (shard.go).
+	Shard *shard.Spec
 }
 
 // Cortex is the memory server's boundary. Safe for concurrent use.
@@ -65,7 +69,9 @@ type Cortex struct {
 	keysFrom uint64
 	// indexFrom is the index's watermark as the start found it.
 	indexFrom uint64
-	subs      subscriptionCounter
+	// shard is the scopes this server serves (nil: every scope).
+	shard *shard.Spec
+	subs  subscriptionCounter
 	// ending is closed when the server begins to shut down: subscriptions complete.
 	ending        chan struct{}
 	endingOnce    sync.Once
@@ -92,8 +98,8 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := guardIndex(cfg.Index)
-	c := &Cortex{store: cfg.Store, index: ix, now: cfg.Now, log: lg,
+	ix := guardIndex(cfg.Index, cfg.Shard)
+	c := &Cortex{store: cfg.Store, index: ix, now: cfg.Now, log: lg, shard: cfg.Shard,
 		hippo: hippocampus.New(cfg.Now), recall: &recall.Recall{Store: cfg.Store, Index: ix, Lexicon: cfg.Lexicon}, logger: cfg.Logger}
 	c.subs = subscriptionCounter{max: cfg.MaxSubscriptionsPerKey, open: map[string]int{}}
 	c.ending = make(chan struct{})

@@ -100,6 +100,9 @@ func (c *Cortex) ForkContext(ctx context.Context, scopeID, query string, maxTurn
 			return nil, err
 		}
 		for _, sc := range all {
+			if !c.shard.Serves(sc.ID) {
+				continue // another server's index holds it
+			}
 			ss, err := as.ScopeAgentSessions(ctx, sc.ID)
 			if err != nil {
 				return nil, err

@@ -5,19 +5,38 @@ import (
 	"errors"
 
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/shard"
 )
 
 // guardedIndex is the search index as the Cortex uses it: whatever the index fails with — a disk
 // error, a damaged file, a panic in its library — reaches callers as UNAVAILABLE, never as an
 // internal error or a crash. The index is derived from the log, so what it loses a restart
-// rebuilds.
-type guardedIndex struct{ ix domain.Index }
+// rebuilds. On a server that serves some of the scopes (shard.go), it holds only their documents
+// and refuses to search the others with SCOPE_NOT_SERVED rather than answer from what it lacks.
+type guardedIndex struct {
+	ix    domain.Index
+	shard *shard.Spec
+}
 
-func guardIndex(ix domain.Index) domain.Index {
+func guardIndex(ix domain.Index, sp *shard.Spec) domain.Index {
 	if g, ok := ix.(guardedIndex); ok {
-		return g
+		ix = g.ix
 	}
-	return guardedIndex{ix}
+	return guardedIndex{ix, sp}
+}
+
+// served keeps the documents of the scopes the index serves; docs is not changed.
+func (g guardedIndex) served(docs []domain.IndexDoc) []domain.IndexDoc {
+	if g.shard.All() {
+		return docs
+	}
+	out := make([]domain.IndexDoc, 0, len(docs))
+	for _, d := range docs {
+		if g.shard.Serves(docScope(d.ScopeID)) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // indexError is how a failure of the index reaches callers.
@@ -43,10 +62,16 @@ func guard(fn func() error) (err error) {
 }
 
 func (g guardedIndex) Put(ctx context.Context, docs []domain.IndexDoc) error {
+	if docs = g.served(docs); len(docs) == 0 {
+		return nil
+	}
 	return guard(func() error { return g.ix.Put(ctx, docs) })
 }
 
 func (g guardedIndex) Queue(ctx context.Context, docs []domain.IndexDoc) error {
+	if docs = g.served(docs); len(docs) == 0 {
+		return nil
+	}
 	return guard(func() error { return g.ix.Queue(ctx, docs) })
 }
 
@@ -59,6 +84,10 @@ func (g guardedIndex) RemoveScope(ctx context.Context, scopeID string) error {
 }
 
 func (g guardedIndex) Search(ctx context.Context, q domain.IndexQuery) (hits []domain.IndexHit, err error) {
+	// A search of every scope (ScopeID "") searches the ones served here.
+	if q.ScopeID != "" && !g.shard.Serves(docScope(q.ScopeID)) {
+		return nil, notServed(docScope(q.ScopeID), g.shard)
+	}
 	err = guard(func() error {
 		var e error
 		hits, e = g.ix.Search(ctx, q)

@@ -53,7 +53,8 @@ func (c *Cortex) LivingPosition() (salienceSeq, subconsciousSeq uint64) {
 
 func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 	l := c.living
-	start := func(name string) (uint64, error) {
+	start := func(base string) (uint64, error) {
+		name := c.consumerName(base)
 		w, found, err := l.store.ConsumerWatermark(ctx, name)
 		if err != nil {
 			return 0, err
@@ -62,11 +63,20 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 			// First run on this graph: what came before was never this consumer's to handle.
 			// The start is committed at once, so a restart before its first batch resumes here
 			// rather than at a later head.
-			head := c.log.Head()
-			if _, err := l.store.Consume(ctx, name, head, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+			from := c.log.Head()
+			if name != base {
+				// A new scope set takes over from the consumer of every scope, where it stopped:
+				// a cluster split in two loses none of the events between.
+				if wb, ok, err := l.store.ConsumerWatermark(ctx, base); err != nil {
+					return 0, err
+				} else if ok {
+					from = min(from, wb)
+				}
+			}
+			if _, err := l.store.Consume(ctx, name, from, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
 				return 0, err
 			}
-			return head, nil
+			return from, nil
 		}
 		return w, nil
 	}
@@ -97,15 +107,17 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 		go func() {
 			defer c.wg.Done()
 			_ = c.log.FollowGathering(bg, from, wait, urgent, func(ctx context.Context, evs []*domain.Event) error {
-				if err := fn(ctx, evs); err != nil {
-					if ctx.Err() == nil {
-						c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)
+				if mine := c.ownEvents(evs); len(mine) > 0 {
+					if err := fn(ctx, mine); err != nil {
+						if ctx.Err() == nil {
+							c.logger.Error("consumer failed; will retry", "consumer", name, "err", err)
+						}
+						return err
 					}
-					return err
 				}
 				last := evs[len(evs)-1].Seq
 				if last-pos.committed.Load() >= idleCommit {
-					if _, err := l.store.Consume(ctx, name, last, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+					if _, err := l.store.Consume(ctx, c.consumerName(name), last, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
 						return err
 					}
 					pos.committed.Store(last)
@@ -116,6 +128,21 @@ func (c *Cortex) startLivingConsumers(ctx, bg context.Context) error {
 		}()
 	}
 	return nil
+}
+
+// ownEvents keeps the events of the scopes this server serves (evs itself on a server of every
+// scope).
+func (c *Cortex) ownEvents(evs []*domain.Event) []*domain.Event {
+	if c.shard.All() {
+		return evs
+	}
+	out := make([]*domain.Event, 0, len(evs))
+	for _, e := range evs {
+		if c.servesEvent(e, true) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // fresh returns the events of evs after seq that keep selects.
@@ -144,7 +171,7 @@ func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 	if len(fresh(evs, 0, salienceTodo)) == 0 {
 		return nil
 	}
-	w, _, err := l.store.ConsumerWatermark(ctx, consumerSalience)
+	w, _, err := l.store.ConsumerWatermark(ctx, c.consumerName(consumerSalience))
 	if err != nil {
 		return err
 	}
@@ -172,7 +199,7 @@ func (c *Cortex) salienceBatch(ctx context.Context, evs []*domain.Event) error {
 		assocs[e.MemoryID] = as
 	}
 	var applied []*domain.Event
-	if _, err := l.store.Consume(ctx, consumerSalience, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
+	if _, err := l.store.Consume(ctx, c.consumerName(consumerSalience), evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
 		applied = fresh(todo, w, salienceTodo)
 		ch := l.scorer.Plan(applied, byID)
 		now := c.now().UTC()
@@ -205,7 +232,7 @@ func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) err
 	if len(fresh(evs, 0, subconsciousTodo)) == 0 {
 		return nil
 	}
-	w, _, err := l.store.ConsumerWatermark(ctx, consumerSubconscious)
+	w, _, err := l.store.ConsumerWatermark(ctx, c.consumerName(consumerSubconscious))
 	if err != nil {
 		return err
 	}
@@ -221,7 +248,7 @@ func (c *Cortex) subconsciousBatch(ctx context.Context, evs []*domain.Event) err
 		return nil
 	}
 	var applied []*domain.Event
-	if _, err := l.store.Consume(ctx, consumerSubconscious, evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
+	if _, err := l.store.Consume(ctx, c.consumerName(consumerSubconscious), evs[len(evs)-1].Seq, func(w uint64) (*domain.Changes, error) {
 		applied = fresh(todo, w, subconsciousTodo)
 		ch := &domain.Changes{}
 		for _, e := range applied {

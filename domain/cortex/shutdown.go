@@ -126,7 +126,7 @@ func (c *Cortex) drain(ctx context.Context) error {
 		if pos.committed.Load() >= head {
 			continue
 		}
-		if _, err := c.living.store.Consume(ctx, name, head, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
+		if _, err := c.living.store.Consume(ctx, c.consumerName(name), head, func(uint64) (*domain.Changes, error) { return nil, nil }); err != nil {
 			return err
 		}
 		pos.committed.Store(head)

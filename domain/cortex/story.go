@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -462,6 +463,8 @@ func (c *Cortex) storyScan(ctx context.Context) {
 		}
 		return
 	}
+	// Another server writes the chapters of the scopes it serves.
+	scopes = slices.DeleteFunc(scopes, func(s string) bool { return !c.shard.Serves(s) })
 	c.story.kick(scopes...)
 }
 

@@ -94,7 +94,7 @@ func (c *Cortex) synapseBatch(ctx context.Context, evs []*domain.Event) error {
 		noWait = c.waitIndexed(ctx, last)
 	}
 	for {
-		w, _, err := l.store.ConsumerWatermark(ctx, consumerSynapse)
+		w, _, err := l.store.ConsumerWatermark(ctx, c.consumerName(consumerSynapse))
 		if err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func (c *Cortex) synapseBatch(ctx context.Context, evs []*domain.Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = l.store.Consume(ctx, consumerSynapse, upTo, func(now uint64) (*domain.Changes, error) {
+		_, err = l.store.Consume(ctx, c.consumerName(consumerSynapse), upTo, func(now uint64) (*domain.Changes, error) {
 			switch {
 			case now >= upTo:
 				chunk = nil

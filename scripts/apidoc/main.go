@@ -195,7 +195,10 @@ edit the schema, not this file.
   forbids it, or a ` + "`requestId`" + ` reused with other input), ` + "`FORBIDDEN`" + ` (the artifact's family does not
   allow it), ` + "`HAS_DEPENDENTS`" + `, ` + "`NOT_A_CANDIDATE`" + `, ` + "`NOT_ARCHIVED`" + `, ` + "`SAME_PASS_ARCHIVE_REMOVE`" + ` (digest
   rules), ` + "`UNAVAILABLE`" + ` (a part the call needs is not configured or not reachable), ` + "`DEADLINE_EXCEEDED`" + `, ` + "`CANCELED`" + `; ` + "`INTERNAL`" + ` is a bug. Any operation may
-  return ` + "`UNAVAILABLE`" + ` or ` + "`INTERNAL`" + `; the lists below name the others.
+  return ` + "`UNAVAILABLE`" + ` or ` + "`INTERNAL`" + `; the lists below name the others. On servers that split the scopes
+  (` + "`serve --serve-scopes`" + `), any operation naming a scope may also return ` + "`SCOPE_NOT_SERVED`" + ` (no server that
+  answers serves it) or ` + "`SCOPES_ON_SEVERAL_SERVERS`" + ` (one request naming scopes of two servers); see
+  [architecture.md](architecture.md#many-machines-sharding-by-scope).
 - **` + "`requestId`" + `**: a command retried with the same ` + "`requestId`" + ` is applied at most once and answers its
   first result; the same ` + "`requestId`" + ` with different input is a ` + "`CONFLICT`" + `. Without one, each call is
   new. **` + "`sessionId`" + `** is the mind's session the message belongs to; both go into the
