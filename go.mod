@@ -185,4 +185,5 @@ require (
 tool github.com/99designs/gqlgen
 
 replace github.com/hypermodeinc/dgraph/v25 => ./third_party/dgraph
+
 replace github.com/goccy/go-json => ./third_party/go-json
