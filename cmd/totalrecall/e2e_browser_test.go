@@ -488,7 +488,13 @@ func testExplorerInBrowser(t *testing.T, b *browser, s *server, base string, e e
 				s.neighborhood(t, e.id, []string{fresh}, 1).Edges)
 		}
 	}()
-	waitFor(t, ctx, "the live memory", settled+fmt.Sprintf(` && window.totalrecallExplorer.has(%q) && window.totalrecallExplorer.state().edges === %d`, fresh, before.Edges+1))
+	// The Synapse also connects the fresh memory by itself (a PERSON association to another memory
+	// naming Ada, say), a second or so later: the page shows the fresh memory with the TEMPORAL
+	// association made here, and every edge it gained is one of the fresh memory's.
+	waitFor(t, ctx, "the live memory", settled+fmt.Sprintf(` && window.totalrecallExplorer.has(%[1]q) && (() => {
+		const es = window.totalrecallExplorer.edgesOf(%[1]q);
+		return es.some(e => e.includes(%[2]q) && e.endsWith('|ASSOCIATION|TEMPORAL')) && window.totalrecallExplorer.state().edges === %[3]d + es.length;
+	})()`, fresh, e.climbing, before.Edges))
 	if st := state(t, ctx); st.Nodes != before.Nodes+1 {
 		t.Fatalf("live: %+v, want %d nodes", st, before.Nodes+1)
 	}
