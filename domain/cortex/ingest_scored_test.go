@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,9 +14,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/salience"
-	"github.com/totalrecall/totalrecall/graph"
 	"github.com/totalrecall/totalrecall/ingest"
-	"github.com/totalrecall/totalrecall/search"
 )
 
 // TestIngestedMemoriesAreScored imports a conversation in bulk and checks that its memories are
@@ -27,21 +24,12 @@ import (
 // score a full rescoring from its features gives.
 func TestIngestedMemoriesAreScored(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := graph.Open(ctx, "file://"+filepath.Join(dir, "graph"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	idx, err := search.Open(filepath.Join(dir, "index"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
+	stack := openTestStack(t)
+	st := stack.st
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock})
+	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: stack.idx, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,14 +44,7 @@ func TestIngestedMemoriesAreScored(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"timestamp": "2026-02-2%dT10:0%d:00Z", "channel": "chat", "content": "turn %d about the \"harbour\" {and} <its> boats", "direction": "sent", "thread_id": "t%d", "source_id": "%d", "sender": "Ada"}`,
 			i%3, i%10, i, i%3, i))
 	}
-	src, err := ingest.Open(ingest.KindEvents, "events", strings.NewReader(strings.Join(lines, "\n")), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := ingest.Import(ctx, cx, sc.ID, src, cortex.Meta{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importSource(t, cx, sc.ID, ingest.KindEvents, strings.Join(lines, "\n"))
 	if res.Imported != n || res.Associations == 0 {
 		t.Fatalf("import = %+v, want %d memories with TEMPORAL associations", res, n)
 	}
