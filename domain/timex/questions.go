@@ -57,12 +57,49 @@ var reSaysWhen = regexp.MustCompile(`(?i)\b(?:` +
 	`)\b`)
 
 // SaysWhen reports whether text says when something happened, how long or how often.
-func SaysWhen(text string) bool { return reSaysWhen.MatchString(text) }
+func SaysWhen(text string) bool { return saysWhenOf(text, scan(text)) }
+
+// saysWhenOf is SaysWhen of a text that holds n (scan): one of the expression's single words
+// is enough; without any, what is left of the expression opens with a digit or a word of
+// maySayWhen, and it is run on each such word and the few that follow it.
+func saysWhenOf(text string, n need) bool {
+	if n == hasAll {
+		return reSaysWhen.MatchString(text)
+	}
+	if n&saysWhen != 0 {
+		return true
+	}
+	if n&(hasDigit|maySayWhen) == 0 {
+		return false
+	}
+	found := false
+	eachWord(text, func(start, end int, w need, digit bool) bool {
+		if w&maySayWhen == 0 && !digit {
+			return true
+		}
+		// The longest of those expressions spans five words ("for a couple of days"). Words
+		// start and end where \b does, so the expression reads the span as it reads the text.
+		last := end
+		k := 0
+		eachWord(text[end:], func(_, e int, _ need, _ bool) bool {
+			last, k = end+e, k+1
+			return k < saysWhenWords-1
+		})
+		found = reSaysWhen.MatchString(text[start:last])
+		return !found
+	})
+	return found
+}
+
+// saysWhenWords is how many words the longest expression of reSaysWhen after its single words
+// spans.
+const saysWhenWords = 5
 
 // Events returns the windows text names, its relative expressions resolved against said, the time
 // it was said: when what it tells happened, rather than when it was told.
 func Events(text string, said time.Time) []Window {
-	return append(Absolute(text), Relative(text, said)...)
+	n := scan(text)
+	return append(absolute(text, n), relative(text, said, n)...)
 }
 
 // Overlap is 1 when windows a and b share a moment, falling linearly to 0 as the gap between

@@ -152,11 +152,33 @@ func dayWindow(t time.Time, text string, rel bool) Window {
 }
 
 // Absolute finds the absolute time expressions of text, most precise first within each span.
-func Absolute(text string) []Window {
+func Absolute(text string) []Window { return absolute(text, scan(text)) }
+
+// absolute is Absolute of a text that holds n (scan): only the expressions it may hold are run.
+func absolute(text string, n need) []Window {
+	if n&(hasDigit|hasMonth) == 0 {
+		return nil
+	}
 	var out []Window
 	rest := text
-	blank := func(re *regexp.Regexp) {
-		rest = re.ReplaceAllStringFunc(rest, func(s string) string { return strings.Repeat(" ", len(s)) })
+	// Each expression's matches are blanked out of what the next ones read, so that a span is
+	// read once, at its most precise.
+	find := func(re *regexp.Regexp, needs need) [][]string {
+		if n&needs == 0 {
+			return nil
+		}
+		ms := re.FindAllStringSubmatch(rest, -1)
+		if len(ms) > 0 {
+			rest = re.ReplaceAllStringFunc(rest, func(s string) string { return strings.Repeat(" ", len(s)) })
+		}
+		return ms
+	}
+	// The last two read what is left, and blank nothing.
+	match := func(re *regexp.Regexp, needs need) [][]string {
+		if n&needs == 0 {
+			return nil
+		}
+		return re.FindAllStringSubmatch(rest, -1)
 	}
 	day := func(y int, m time.Month, d int, txt string) {
 		if d < 1 || d > 31 || m == 0 {
@@ -168,19 +190,17 @@ func Absolute(text string) []Window {
 		}
 		out = append(out, dayWindow(t, txt, false))
 	}
-	for _, m := range reDMY.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reDMY, hasDigit) {
 		d, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[3])
 		day(y, months[strings.ToLower(m[2])], d, m[0])
 	}
-	blank(reDMY)
-	for _, m := range reMDY.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reMDY, hasDigit) {
 		d, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
 		day(y, months[strings.ToLower(m[1])], d, m[0])
 	}
-	blank(reMDY)
-	for _, m := range reISO.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reISO, hasDigit) {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
@@ -188,8 +208,7 @@ func Absolute(text string) []Window {
 			day(y, time.Month(mo), d, m[0])
 		}
 	}
-	blank(reISO)
-	for _, m := range reYMD.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reYMD, hasDigit) {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
@@ -197,10 +216,9 @@ func Absolute(text string) []Window {
 			day(y, time.Month(mo), d, m[0])
 		}
 	}
-	blank(reYMD)
 	// 03/06/2023 is 3 June in most of the world and March 6 in the United States: a date that
 	// reads both ways names both days.
-	for _, m := range reNumeric.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reNumeric, hasDigit) {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[2])
 		y, _ := strconv.Atoi(m[3])
@@ -211,21 +229,18 @@ func Absolute(text string) []Window {
 			day(y, time.Month(a), b, m[0])
 		}
 	}
-	blank(reNumeric)
-	for _, m := range reSeason.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reSeason, hasDigit) {
 		y, _ := strconv.Atoi(m[2])
 		start := map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September,
 			"fall": time.September, "winter": time.December}[strings.ToLower(m[1])]
 		t := time.Date(y, start, 1, 0, 0, 0, 0, time.UTC)
 		out = append(out, Window{From: t, To: t.AddDate(0, 3, 0), Grain: Season, Text: m[0]})
 	}
-	blank(reSeason)
-	for _, m := range reMY.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reMY, hasDigit) {
 		y, _ := strconv.Atoi(m[2])
 		t := time.Date(y, months[strings.ToLower(m[1])], 1, 0, 0, 0, 0, time.UTC)
 		out = append(out, Window{From: t, To: t.AddDate(0, 1, 0), Grain: Month, Text: m[0]})
 	}
-	blank(reMY)
 	// A day and month without a year: "on June 3rd", "the 3rd of June".
 	dayOfAnyYear := func(mo time.Month, d int, txt string) {
 		if mo == 0 || d < 1 || d > 31 {
@@ -237,20 +252,18 @@ func Absolute(text string) []Window {
 		}
 		out = append(out, Window{From: t, To: t.AddDate(0, 0, 1), Grain: AnyYearDay, Text: txt})
 	}
-	for _, m := range reDayMonth.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reDayMonth, hasDigit) {
 		d, _ := strconv.Atoi(m[1])
 		dayOfAnyYear(months[strings.ToLower(m[2])], d, m[0])
 	}
-	blank(reDayMonth)
-	for _, m := range reMonthDay.FindAllStringSubmatch(rest, -1) {
+	for _, m := range find(reMonthDay, hasDigit) {
 		if strings.EqualFold(m[1], "may") {
 			continue // "may 3 people come": mostly the verb
 		}
 		d, _ := strconv.Atoi(m[2])
 		dayOfAnyYear(months[strings.ToLower(m[1])], d, m[0])
 	}
-	blank(reMonthDay)
-	for _, m := range reMonth.FindAllStringSubmatch(rest, -1) {
+	for _, m := range match(reMonth, hasMonth) {
 		prep := strings.ToLower(m[1])
 		if strings.EqualFold(m[2], "may") && prep != "in" && prep != "during" && prep != "since" {
 			continue // "this may", "of may": mostly the verb
@@ -261,7 +274,7 @@ func Absolute(text string) []Window {
 		mo := months[strings.ToLower(m[2])]
 		out = append(out, Window{From: time.Date(2000, mo, 1, 0, 0, 0, 0, time.UTC), Grain: AnyYearMonth, Text: m[0]})
 	}
-	for _, m := range reYear.FindAllStringSubmatch(rest, -1) {
+	for _, m := range match(reYear, hasDigit) {
 		y, _ := strconv.Atoi(m[1])
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 		out = append(out, Window{From: t, To: t.AddDate(1, 0, 0), Grain: Year, Text: m[0]})
@@ -271,10 +284,19 @@ func Absolute(text string) []Window {
 
 // Relative finds the relative time expressions of text and resolves them against ref, the time
 // the text was written.
-func Relative(text string, ref time.Time) []Window {
+func Relative(text string, ref time.Time) []Window { return relative(text, ref, scan(text)) }
+
+// relative is Relative of a text that holds n (scan).
+func relative(text string, ref time.Time, n need) []Window {
 	ref = ref.UTC()
 	var out []Window
-	for _, m := range reRelDay.FindAllStringSubmatch(text, -1) {
+	find := func(re *regexp.Regexp, needs need) [][]string {
+		if n&needs == 0 {
+			return nil
+		}
+		return re.FindAllStringSubmatch(text, -1)
+	}
+	for _, m := range find(reRelDay, hasRelDay) {
 		switch strings.ToLower(m[1]) {
 		case "yesterday", "last night":
 			out = append(out, dayWindow(ref.AddDate(0, 0, -1), m[0], true))
@@ -284,7 +306,7 @@ func Relative(text string, ref time.Time) []Window {
 			out = append(out, dayWindow(ref.AddDate(0, 0, 1), m[0], true))
 		}
 	}
-	for _, m := range reRelUnit.FindAllStringSubmatch(text, -1) {
+	for _, m := range find(reRelUnit, hasRelUnit) {
 		shift := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1}[strings.ToLower(m[1])]
 		switch strings.ToLower(m[2]) {
 		case "week":
@@ -301,7 +323,7 @@ func Relative(text string, ref time.Time) []Window {
 			out = append(out, Window{From: start, To: start.AddDate(1, 0, 0), Grain: Year, Text: m[0], Relative: true})
 		}
 	}
-	for _, m := range reAgo.FindAllStringSubmatch(text, -1) {
+	for _, m := range find(reAgo, hasAgo) {
 		n, ok := numberWord[strings.ToLower(m[1])]
 		if !ok {
 			n, _ = strconv.Atoi(m[1])
@@ -323,7 +345,7 @@ func Relative(text string, ref time.Time) []Window {
 			out = append(out, Window{From: start, To: start.AddDate(1, 0, 0), Grain: Year, Text: m[0], Relative: true})
 		}
 	}
-	for _, m := range reWeekday.FindAllStringSubmatch(text, -1) {
+	for _, m := range find(reWeekday, hasWeekday) {
 		wd := weekdays[strings.ToLower(m[2])]
 		d := ref
 		switch strings.ToLower(m[1]) {
