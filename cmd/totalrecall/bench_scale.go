@@ -92,6 +92,7 @@ func benchScale(args []string, stdout io.Writer) error {
 	pace := fs.Duration("pace", 100*time.Millisecond, "the interval of the paced resonate calls")
 	recalls := fs.Int("recalls", 100, "total recalls per size (advisory over HTTP → websocket notification)")
 	rawChild := fs.String("raw-child", "", "(internal) measure the raw baselines of this job file")
+	adminAddr := fs.String("admin-addr", "", "the server's --admin-addr: its /metrics and /debug/pprof while it is measured")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,6 +121,9 @@ func benchScale(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "data in %s; the server's log in %s\n\n", dir, filepath.Join(dir, "server.log"))
 	logPath := filepath.Join(dir, "server.log")
 	serverFlags := []string{"--decay-interval", "0", "--session-check", "0", "--recall-burst", "1000000", "--recall-refill", "1ns"}
+	if *adminAddr != "" {
+		serverFlags = append(serverFlags, "--admin-addr", *adminAddr)
+	}
 	srv, err := startServeProc(dir, *limit, logPath, serverFlags...)
 	if err != nil {
 		return err
