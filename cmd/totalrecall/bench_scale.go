@@ -21,6 +21,7 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/recall"
 	"github.com/totalrecall/totalrecall/graph"
+	"github.com/totalrecall/totalrecall/lexicon"
 	"github.com/totalrecall/totalrecall/search"
 )
 
@@ -61,11 +62,14 @@ type rawScale struct {
 	IndexP50, IndexP99     time.Duration // the index's query alone, as resonate asks it
 	RecurseP50, RecurseP99 time.Duration // raw DQL @recurse depth 3 from the same sources
 	RecurseNodes           int
-	SweepRate              float64 // the sweep's reads alone, memories/s
-	DigestRate             float64 // the digest's refgraph reads alone, nodes/s
-	Commits                float64 // raw single-mutation commits/s
-	EngineBulk             float64 // bare memory nodes, 1,000 per commit, /s
-	Peak                   procMemory
+	// searchMemory's ranking run in this process with the server's read cache, today's and the
+	// previous method's (eval's), alternating on the same queries.
+	RankP50, RankP99, PrevP50, PrevP99 time.Duration
+	SweepRate                          float64 // the sweep's reads alone, memories/s
+	DigestRate                         float64 // the digest's refgraph reads alone, nodes/s
+	Commits                            float64 // raw single-mutation commits/s
+	EngineBulk                         float64 // bare memory nodes, 1,000 per commit, /s
+	Peak                               procMemory
 }
 
 // rawJob is what the raw process measures.
@@ -73,6 +77,8 @@ type rawJob struct {
 	Dir, Scope, Limit string
 	Queries, Messages []string
 	Sources           []string
+	// Rank: time the rankings in process (rankScale) instead of the raw baselines.
+	Rank bool
 }
 
 // benchScale loads a LoCoMo-like corpus into a server run as a process of its own and measures
@@ -209,6 +215,12 @@ func benchScale(args []string, stdout io.Writer) error {
 		if f.Raw, err = runRawChild(dir, job); err != nil {
 			return fmt.Errorf("raw baselines at %d: %w", size, err)
 		}
+		job.Rank = true
+		rk, err := runRawChild(dir, job)
+		if err != nil {
+			return fmt.Errorf("the rankings in process at %d: %w", size, err)
+		}
+		f.Raw.RankP50, f.Raw.RankP99, f.Raw.PrevP50, f.Raw.PrevP99 = rk.RankP50, rk.RankP99, rk.PrevP50, rk.PrevP99
 		if srv, err = startServeProc(dir, *limit, logPath, serverFlags...); err != nil {
 			return fmt.Errorf("restart at %d: %w", size, err)
 		}
@@ -391,9 +403,17 @@ func rawScaleChild(path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	budgetFor(lim).applyGoLimit()
+	b := budgetFor(lim)
+	b.applyGoLimit()
 	ctx := context.Background()
 	var r rawScale
+	if job.Rank {
+		// A process of its own: its read cache is not the raw baselines' memory.
+		if err := rankScale(ctx, job, b, &r); err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(r)
+	}
 	t0 := time.Now()
 	st, err := graph.Open(ctx, "file://"+filepath.Join(job.Dir, "graph"), graph.WithEngineMemory(graph.EngineMemoryFor(lim)), graph.WithReadCache(0))
 	if err != nil {
@@ -479,6 +499,51 @@ func rawScaleChild(path string, stdout io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(r)
+}
+
+// rankQueries is how many of a size's queries rankScale asks of each ranking, after asking them
+// once untimed.
+const rankQueries = 200
+
+// rankScale times searchMemory's ranking in process — today's, with the lexicon, and the previous
+// method's — on the same queries, alternating query by query, after a round of each that fills
+// the read cache as a running server's would be.
+func rankScale(ctx context.Context, job rawJob, b memoryBudget, r *rawScale) error {
+	st, err := graph.Open(ctx, "file://"+filepath.Join(job.Dir, "graph"), graph.WithEngineMemory(b.Engine),
+		graph.WithReadCacheParts(b.ReadCache, b.ReadWalks))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	idx, err := search.Open(filepath.Join(job.Dir, "index"), search.WithIDCache(b.IndexIDs))
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	lex, err := lexicon.New()
+	if err != nil {
+		return err
+	}
+	prev := previousWeights()
+	rankings := []*recall.Recall{{Store: st, Index: idx, Lexicon: lex}, {Store: st, Index: idx, Weights: &prev}}
+	qs := job.Queries[:min(rankQueries, len(job.Queries))]
+	lat := make([][]time.Duration, len(rankings))
+	for round := range 2 {
+		for _, q := range qs {
+			for i, rc := range rankings {
+				t0 := time.Now()
+				if _, err := rc.Search(ctx, recall.Query{ScopeID: job.Scope, Text: q, MaxResults: 10}); err != nil {
+					return err
+				}
+				if round == 1 {
+					lat[i] = append(lat[i], time.Since(t0))
+				}
+			}
+		}
+	}
+	r.RankP50, r.RankP99 = pct(lat[0], 50), pct(lat[0], 99)
+	r.PrevP50, r.PrevP99 = pct(lat[1], 50), pct(lat[1], 99)
+	return nil
 }
 
 // rawSweepRate reads every tier of the scope as the sweep lists it, raw: memories/s.
@@ -581,6 +646,10 @@ func printScale(w io.Writer, all []*scaleFigures) {
 		func(f *scaleFigures) string { return dur(f.Raw.SearchP50) + " raw Bleve top-10" })
 	row("searchMemory over HTTP p99", func(f *scaleFigures) string { return dur(f.SearchP99) },
 		func(f *scaleFigures) string { return dur(f.Raw.SearchP99) + " raw Bleve top-10" })
+	row("  the ranking in process, p50", func(f *scaleFigures) string { return dur(f.Raw.RankP50) },
+		func(f *scaleFigures) string { return dur(f.Raw.PrevP50) + " the previous method's, same queries" })
+	row("  the ranking in process, p99", func(f *scaleFigures) string { return dur(f.Raw.RankP99) },
+		func(f *scaleFigures) string { return dur(f.Raw.PrevP99) + " the previous method's, same queries" })
 	row("resonate over HTTP, one per pace, p99", func(f *scaleFigures) string { return dur(f.ResonateP99) },
 		func(f *scaleFigures) string { return dur(f.Raw.IndexP99) + " index query alone" })
 	row("total recall d3, advisory → websocket, p50", func(f *scaleFigures) string { return dur(f.RecallP50) },

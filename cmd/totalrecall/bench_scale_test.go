@@ -56,6 +56,12 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 			t.Errorf("no row %q in the last table:\n%s", label, last)
 		}
 	}
+	// The rankings in process, today's beside the previous method's, both timed.
+	for _, p := range []string{"p50", "p99"} {
+		if !regexp.MustCompile(`(?m)^  the ranking in process, ` + p + ` +\d+\.\d\d ms +\d+\.\d\d ms the previous method's, same queries$`).MatchString(last) {
+			t.Errorf("no timed rankings at %s in the last table:\n%s", p, last)
+		}
+	}
 	if got := regexp.MustCompile(`(?m)^server on SIGTERM +exited cleanly `).FindString(last); got == "" {
 		t.Errorf("the server did not exit cleanly:\n%s", last)
 	}
