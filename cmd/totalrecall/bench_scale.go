@@ -415,7 +415,7 @@ func rawScaleChild(path string, stdout io.Writer) error {
 		return json.NewEncoder(stdout).Encode(r)
 	}
 	t0 := time.Now()
-	st, err := graph.Open(ctx, "file://"+filepath.Join(job.Dir, "graph"), graph.WithEngineMemory(graph.EngineMemoryFor(lim)), graph.WithReadCache(0))
+	st, err := graph.Open(ctx, "file://"+filepath.Join(job.Dir, "graph"), graph.WithEngineMemory(b.Engine), graph.WithReadCache(0))
 	if err != nil {
 		return err
 	}

@@ -79,13 +79,7 @@ func saysWhenOf(text string, n need) bool {
 		}
 		// The longest of those expressions spans five words ("for a couple of days"). Words
 		// start and end where \b does, so the expression reads the span as it reads the text.
-		last := end
-		k := 0
-		eachWord(text[end:], func(_, e int, _ need, _ bool) bool {
-			last, k = end+e, k+1
-			return k < saysWhenWords-1
-		})
-		found = reSaysWhen.MatchString(text[start:last])
+		found = reSaysWhen.MatchString(text[start:wordsEnd(text, end, saysWhenWords-1)])
 		return !found
 	})
 	return found

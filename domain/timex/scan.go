@@ -103,6 +103,23 @@ func eachWord(text string, f func(start, end int, w need, digit bool) bool) {
 	}
 }
 
+// wordsEnd returns where the k-th word of text from offset from ends, or where the last one does
+// when there are fewer (from itself when there are none).
+func wordsEnd(text string, from, k int) int {
+	end := from
+	for i := from; i < len(text) && k > 0; {
+		if !isWord(text[i]) {
+			i++
+			continue
+		}
+		for i < len(text) && isWord(text[i]) {
+			i++
+		}
+		end, k = i, k-1
+	}
+	return end
+}
+
 func isWord(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
