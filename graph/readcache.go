@@ -192,6 +192,7 @@ func newCachedMemory(n *memNode) (*cachedMemory, error) {
 		return nil, err
 	}
 	m := n.build(d)
+	shareDoc(m)
 	compactMemory(m)
 	return &cachedMemory{uid: n.UID, m: m, size: memoryBytes(m, len(n.Doc))}, nil
 }
@@ -220,6 +221,15 @@ func compactMemory(m *domain.Memory) {
 	if len(m.Metadata) == 0 {
 		m.Metadata = noMetadata
 	}
+}
+
+// shareDoc makes what a cached record's document decoded to share the strings and values other
+// records hold the same (cacheStrings): its metadata and its session id.
+func shareDoc(m *domain.Memory) {
+	if len(m.Metadata) > 0 {
+		m.Metadata = cacheStrings.metadata(m.Metadata)
+	}
+	m.SessionID = cacheStrings.str(m.SessionID)
 }
 
 // noMetadata is the metadata of every cached record without any: shared, as cached records are
@@ -794,6 +804,7 @@ func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
 			}
 			m.SuggestedTier, m.Metadata, m.Importance, m.SessionID = domain.Tier(d.SuggestedTier), d.Metadata, d.Importance, d.SessionID
 			m.CreatedAt, m.UpdatedAt, m.ClaimedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), utcPtr(d.ClaimedAt)
+			shareDoc(&m)
 			doc = len(n.Doc)
 		default:
 			return false // a predicate the record does not hold as a field: read it again

@@ -155,7 +155,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		for k, fe := range mine {
 			edges[k] = domain.Edge{From: id, To: mt.id(int(fe.far)), Type: domain.AssociationTypes[fe.typ], Strength: fe.strength}
 		}
-		if !s.cache.warmAdj(e, id, &cachedAdj{uid: uidOf(mt.uids[i]), edges: edges}) {
+		if !s.cache.warmAdj(e, id, &cachedAdj{uid: mt.uid(i), edges: edges}) {
 			walkFull = true
 			break
 		}
@@ -268,6 +268,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 				if i < 0 || mt.id(i) != n.ID {
 					return true, nil // stored since the table's read: its next read fills it
 				}
+				n.ID, n.UID = mt.id(i), mt.uid(i) // the strings its edges and neighbours share (same uid: found by it)
 				if !s.cache.warmMemory(e, n) {
 					recordsFull = true
 					return false, nil // stop: the budget is spent
@@ -293,7 +294,7 @@ func (s *Store) Warm(ctx context.Context) (st WarmStats, err error) {
 		if recorded[i] {
 			continue
 		}
-		ok, filled := s.cache.warmState(e, mt.id(i), &cachedState{uid: uidOf(mt.uids[i]), state: mt.states[i]})
+		ok, filled := s.cache.warmState(e, mt.id(i), &cachedState{uid: mt.uid(i), state: mt.states[i]})
 		if !ok {
 			walkFull = true
 			break
@@ -323,12 +324,17 @@ type warmMember struct{ mem, ep int32 }
 
 // warmTable is every memory of the store while Warm runs, in uid order: its uid, its id (as the
 // UUID's 16 bytes where the id is a canonical UUID, which it is unless written otherwise) and
-// its state — about 40 bytes a memory, where the ids as strings would take 64 more.
+// its state — about 40 bytes a memory, where the ids as strings would take 64 more. The strings
+// of ids and uids are made once each, when first asked for, and kept (16 bytes a memory for each
+// of the two lists): every entry that names a memory — its record, its context, its edges, the
+// lists of its neighbours and episodes — then shares one string, not one of its own.
 type warmTable struct {
 	uids   []uint64
 	ids    [][16]byte
 	odd    map[int]string // ids that are not canonical UUIDs, by index
 	states []domain.LifecycleState
+	idStr  []string // by index, "" until asked for
+	uidStr []string
 }
 
 func (t *warmTable) len() int { return len(t.uids) }
@@ -360,12 +366,29 @@ func (t *warmTable) find(u uint64) int {
 	return i
 }
 
-// id is the id of the memory at index i, a new string each call.
+// id is the id of the memory at index i.
 func (t *warmTable) id(i int) string {
 	if s, ok := t.odd[i]; ok {
 		return s
 	}
-	return uuid.UUID(t.ids[i]).String()
+	if t.idStr == nil {
+		t.idStr = make([]string, len(t.uids))
+	}
+	if t.idStr[i] == "" {
+		t.idStr[i] = uuid.UUID(t.ids[i]).String()
+	}
+	return t.idStr[i]
+}
+
+// uid is the uid of the memory at index i, as the engine writes it.
+func (t *warmTable) uid(i int) string {
+	if t.uidStr == nil {
+		t.uidStr = make([]string, len(t.uids))
+	}
+	if t.uidStr[i] == "" {
+		t.uidStr[i] = uidOf(t.uids[i])
+	}
+	return t.uidStr[i]
 }
 
 // adjBytes is what a cached adjacency of n edges takes (cachedAdj.bytes).

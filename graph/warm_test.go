@@ -177,6 +177,32 @@ func TestWarmFillsWhatReadsWould(t *testing.T) {
 		t.Fatalf("a memory without associations is not cached as having none: %+v", got)
 	}
 	cacheMatchesGraph(t, s)
+	// Every entry naming a memory shares one string of its id and one of its uid, and records
+	// share their metadata's keys and repeated values: one object each, not one per entry.
+	rec0, rec1, adj0, ctx1 := s.cache.mems[id(0)], s.cache.mems[id(1)], s.cache.adj[id(0)], s.cache.ctxs[id(1)]
+	var far string
+	for _, e := range adj0.edges {
+		if e.To == id(1) {
+			far = e.To
+		}
+	}
+	var fromCtx string
+	for _, n := range append(ctx1.ctx.Temporal, ctx1.ctx.Associated...) {
+		if n.ID == id(0) {
+			fromCtx = n.ID
+		}
+	}
+	if !sameData(adj0.edges[0].From, rec0.m.ID) || !sameData(far, rec1.m.ID) || !sameData(fromCtx, rec0.m.ID) ||
+		!sameData(adj0.uid, rec0.uid) || !sameData(s.cache.ctxs[id(0)].uid, rec0.uid) {
+		t.Fatalf("the warm entries of %s and %s do not share their ids' and uids' strings", id(0), id(1))
+	}
+	for k := range rec0.m.Metadata {
+		for k1 := range rec1.m.Metadata {
+			if !sameData(k, k1) || !sameData(rec0.m.Metadata[k].(string), rec1.m.Metadata[k1].(string)) {
+				t.Fatalf("two warm records do not share their metadata %q: %q", k, rec0.m.Metadata[k])
+			}
+		}
+	}
 	for _, m := range append(ms, others...) {
 		got, err := s.Neighbours(ctx, []string{m.ID}, 0.3)
 		if err != nil {
