@@ -105,8 +105,9 @@ type Event struct {
 	// that artifact's history: Store.MemoryEvents of each returns the event with that MemoryID
 	// and payload, while the log, its subscribers and traces see one event, as it is. Only a
 	// write sets it (a propose pass: one event about every artifact it proposes anew, instead of
-	// one event each); events read back from the store leave it empty.
-	About map[string]map[string]any `json:"-"`
+	// one event each); events read back from the store leave it empty. A payload is a map or
+	// any value that encodes as a JSON object; read back, it is a map.
+	About map[string]any `json:"-"`
 }
 
 // ID is the event's identity: its message id.

@@ -311,6 +311,35 @@ type DigestReport struct {
 	StaleAfter time.Duration `json:"staleAfter"`
 }
 
+// ProposalKeys is what a later pass needs of the scope's latest propose pass: when it ran and,
+// by artifact id, the reasons of each proposal by their codes and references (details aside):
+// a few dozen bytes a proposal, where the report decoded whole holds hundreds.
+type ProposalKeys struct {
+	At   time.Time
+	Keys map[string]string
+}
+
+// ReasonsKey identifies a proposal's reasons by their codes and references, in order.
+func ReasonsKey(rs []Reason) string {
+	n := 0
+	for _, r := range rs {
+		n += len(r.Code) + 1
+		for _, id := range r.ReferenceIDs {
+			n += len(id) + 1
+		}
+	}
+	b := make([]byte, 0, n)
+	for _, r := range rs {
+		b = append(b, r.Code...)
+		for _, id := range r.ReferenceIDs {
+			b = append(b, ',')
+			b = append(b, id...)
+		}
+		b = append(b, ';')
+	}
+	return string(b)
+}
+
 // DigestPlan is what a digest pass writes, decided by the digest inside the store's write.
 type DigestPlan struct {
 	Report  *DigestReport

@@ -42,6 +42,9 @@ type LifecycleStore interface {
 	// LastProposal loads the report of the scope's latest propose pass (a plan with Proposed);
 	// nil when the scope has had none.
 	LastProposal(ctx context.Context, scopeID string) (*DigestReport, error)
+	// LastProposalKeys is what a later pass needs of that report (ProposalKeys), read without
+	// holding the report whole; nil when the scope has had none.
+	LastProposalKeys(ctx context.Context, scopeID string) (*ProposalKeys, error)
 	// Restore puts an archived memory, knowledge page or skill back in service. fn sees its node
 	// first. Errors: NOT_FOUND, and fn's.
 	Restore(ctx context.Context, req Request, id string, fn NodeChange) (*RefNode, error)

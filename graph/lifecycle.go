@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -73,12 +76,12 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 				return nil, err
 			}
 		}
-		doc, err := json.Marshal(plan.Report)
+		doc, err := packJSON(plan.Report)
 		if err != nil {
 			return nil, err
 		}
 		t.set(map[string]any{"uid": "_:report", "tr.kind": kindDigestReport, "tr.id": plan.Report.ID, "tr.scope": scopeID,
-			"digest.at": ts(plan.Report.At), "digest.doc": packDoc(string(doc))})
+			"digest.at": ts(plan.Report.At), "digest.doc": doc})
 		if plan.Proposed {
 			t.set(map[string]any{"uid": scopeUID, "digest.lastProposal": plan.Report.ID})
 		}
@@ -172,6 +175,19 @@ func (t *tx) removeNode(h *headNode, n *domain.RefNode) error {
 
 // DigestReport loads a pass's report.
 func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestReport, error) {
+	r, err := s.reportDoc(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var rep domain.DigestReport
+	if err := gojson.NewDecoder(r).Decode(&rep); err != nil {
+		return nil, fmt.Errorf("digest report %s: %w", id, err)
+	}
+	return &rep, nil
+}
+
+// reportDoc reads the document of report id, unpacked as it is read.
+func (s *Store) reportDoc(ctx context.Context, id string) (io.Reader, error) {
 	if !domain.ValidID(id) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "digest report %q not found", id)
 	}
@@ -187,21 +203,17 @@ func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestRepo
 	if len(r.Q) == 0 {
 		return nil, domain.Errorf(domain.ENOTFOUND, "digest report %s not found", id)
 	}
-	doc, err := unpackDoc(r.Q[0].Doc)
+	doc, err := docReader(r.Q[0].Doc)
 	if err != nil {
 		return nil, fmt.Errorf("digest report %s: %w", id, err)
 	}
-	var rep domain.DigestReport
-	if err := decode([]byte(doc), &rep); err != nil {
-		return nil, fmt.Errorf("digest report %s: %w", id, err)
-	}
-	return &rep, nil
+	return doc, nil
 }
 
-// LastProposal loads the report of the scope's latest propose pass, nil when there is none.
-func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
+// lastProposalID is the id of the report of the scope's latest propose pass, "" when none.
+func (s *Store) lastProposalID(ctx context.Context, scopeID string) (string, error) {
 	if !domain.ValidID(scopeID) {
-		return nil, domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
+		return "", domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
 	}
 	var r struct {
 		Q []struct {
@@ -210,19 +222,101 @@ func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.Diges
 	}
 	if err := s.read(ctx, `query q($id: string) { q(func: eq(tr.id, $id)) @filter(eq(tr.kind, "Scope")) { uid digest.lastProposal } }`,
 		map[string]string{"$id": scopeID}, &r); err != nil {
-		return nil, err
+		return "", err
 	}
 	if len(r.Q) == 0 {
-		return nil, domain.Errorf(domain.ENOTFOUND, "scope %s not found", scopeID)
+		return "", domain.Errorf(domain.ENOTFOUND, "scope %s not found", scopeID)
 	}
-	if r.Q[0].Last == "" {
-		return nil, nil
+	return r.Q[0].Last, nil
+}
+
+// LastProposal loads the report of the scope's latest propose pass, nil when there is none.
+func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
+	last, err := s.lastProposalID(ctx, scopeID)
+	if err != nil || last == "" {
+		return nil, err
 	}
-	rep, err := s.DigestReport(ctx, r.Q[0].Last)
+	rep, err := s.DigestReport(ctx, last)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return nil, nil
 	}
 	return rep, err
+}
+
+// LastProposalKeys reads the report of the scope's latest propose pass a proposal at a time,
+// keeping of each only its id and its reasons' key (domain.ProposalKeys); nil when there is
+// none.
+func (s *Store) LastProposalKeys(ctx context.Context, scopeID string) (*domain.ProposalKeys, error) {
+	last, err := s.lastProposalID(ctx, scopeID)
+	if err != nil || last == "" {
+		return nil, err
+	}
+	r, err := s.reportDoc(ctx, last)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, err := proposalKeys(r)
+	if err != nil {
+		return nil, fmt.Errorf("digest report %s: %w", last, err)
+	}
+	return keys, nil
+}
+
+// proposalKeys decodes what domain.ProposalKeys holds of a report's document, one proposal at a
+// time; the keys, few and repeated ("UNSUPPORTED;STALE;"), are shared.
+func proposalKeys(r io.Reader) (*domain.ProposalKeys, error) {
+	dec := json.NewDecoder(r)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("not a report: %v %v", tok, err)
+	}
+	out := &domain.ProposalKeys{Keys: map[string]string{}}
+	shared := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch tok {
+		case "at":
+			if err := dec.Decode(&out.At); err != nil {
+				return nil, err
+			}
+		case "proposals":
+			if tok, err := dec.Token(); err != nil || (tok != json.Delim('[') && tok != nil) {
+				return nil, fmt.Errorf("proposals: %v %v", tok, err)
+			} else if tok == nil {
+				continue
+			}
+			for dec.More() {
+				var pr struct {
+					ArtifactID string          `json:"artifactId"`
+					Reasons    []domain.Reason `json:"reasons"`
+				}
+				if err := dec.Decode(&pr); err != nil {
+					return nil, err
+				}
+				key := domain.ReasonsKey(pr.Reasons)
+				if k, ok := shared[key]; ok {
+					key = k
+				} else if len(shared) < 1024 {
+					shared[key] = key
+				}
+				out.Keys[pr.ArtifactID] = key
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // Restore puts an archived artifact back in service; its archive record stays, with RestoredAt,

@@ -601,13 +601,13 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		}
 		// The previous report is read while the scope is scanned.
 		type last struct {
-			rep *domain.DigestReport
-			err error
+			keys *domain.ProposalKeys
+			err  error
 		}
 		prevc := make(chan last, 1)
 		go func() {
-			rep, err := ls.LastProposal(ctx, p.ScopeID)
-			prevc <- last{rep, err}
+			keys, err := ls.LastProposalKeys(ctx, p.ScopeID)
+			prevc <- last{keys, err}
 		}()
 		lastUsed := map[string]time.Time{}
 		if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
@@ -636,7 +636,7 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		if pl.err != nil {
 			return nil, pl.err
 		}
-		prev := pl.rep
+		prev := pl.keys
 		sort.Slice(report.Proposals, func(i, j int) bool { return report.Proposals[i].ArtifactID < report.Proposals[j].ArtifactID })
 		fresh = digest.Fresh(report.Proposals, prev, lastUsed)
 	}
@@ -659,10 +659,9 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			// previous pass made it already (a scheduled pass repeats itself). The pass's one
 			// event is about every such artifact, with its own payload there: one event per
 			// proposal cost a first pass over a large scope more than the scan itself.
-			about := make(map[string]map[string]any, len(fresh))
+			about := make(map[string]any, len(fresh))
 			for _, pr := range fresh {
-				about[pr.ArtifactID] = map[string]any{"artifactId": pr.ArtifactID, "family": string(pr.Family),
-					"reportId": report.ID, "reasons": pr.Reasons}
+				about[pr.ArtifactID] = proposedAbout{ArtifactID: pr.ArtifactID, Family: pr.Family, ReportID: report.ID, Reasons: pr.Reasons}
 			}
 			evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, Context: dc,
 				Payload: map[string]any{"reportId": report.ID, "evaluated": report.Evaluated, "proposals": len(report.Proposals),
@@ -695,6 +694,16 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		return nil, err
 	}
 	return out, nil
+}
+
+// proposedAbout is the payload a propose pass's event has in the history of an artifact it
+// proposes: one small record each, sharing the proposal's reasons, where a map took four times
+// the memory (a first pass over a million memories proposes a million).
+type proposedAbout struct {
+	ArtifactID string                `json:"artifactId"`
+	Family     domain.ArtifactFamily `json:"family"`
+	ReportID   string                `json:"reportId"`
+	Reasons    []domain.Reason       `json:"reasons"`
 }
 
 func refIDs(rs []*domain.Reference) []string {

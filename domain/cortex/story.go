@@ -289,7 +289,7 @@ func (c *Cortex) consolidateStory(ctx context.Context, sp *storyPart, scopeID st
 	saved := &domain.Event{Type: domain.EvArtifactSaved, ScopeID: scopeID, MemoryID: page.ID, Context: d,
 		Payload: map[string]any{"artifactId": page.ID, "family": string(domain.FamKnowledge), "type": page.Type, "title": page.Title,
 			"contentBytes": len(page.Content), "version": 1}}
-	about := make(map[string]map[string]any, len(toldIDs))
+	about := make(map[string]any, len(toldIDs))
 	for _, id := range toldIDs {
 		about[id] = map[string]any{"memoryId": id, "chapterId": page.ID, "chapter": ch.Number, "title": page.Title}
 	}

@@ -21,7 +21,6 @@ package digest
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -184,18 +183,14 @@ func Propose(nodes []*domain.RefNode, now time.Time, staleAfter time.Duration) [
 // the scope's previous propose pass (prev; nil when there was none) did not make with the same
 // reasons, and those of artifacts used (updated, retrieved or restored: lastUsed) since. A pass
 // that finds the same artifacts in the same state as the last one records nothing new.
-func Fresh(proposals []domain.Proposal, prev *domain.DigestReport, lastUsed map[string]time.Time) []domain.Proposal {
+func Fresh(proposals []domain.Proposal, prev *domain.ProposalKeys, lastUsed map[string]time.Time) []domain.Proposal {
 	if prev == nil {
 		return proposals
 	}
-	before := make(map[string]string, len(prev.Proposals))
-	for _, pr := range prev.Proposals {
-		before[pr.ArtifactID] = reasonsKey(pr.Reasons)
-	}
 	var out []domain.Proposal
 	for _, pr := range proposals {
-		key, ok := before[pr.ArtifactID]
-		if ok && key == reasonsKey(pr.Reasons) && !lastUsed[pr.ArtifactID].After(prev.At) {
+		key, ok := prev.Keys[pr.ArtifactID]
+		if ok && key == domain.ReasonsKey(pr.Reasons) && !lastUsed[pr.ArtifactID].After(prev.At) {
 			continue
 		}
 		out = append(out, pr)
@@ -203,18 +198,16 @@ func Fresh(proposals []domain.Proposal, prev *domain.DigestReport, lastUsed map[
 	return out
 }
 
-// reasonsKey identifies a proposal's reasons by their codes and references (details aside).
-func reasonsKey(rs []domain.Reason) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(string(r.Code))
-		for _, id := range r.ReferenceIDs {
-			b.WriteByte(',')
-			b.WriteString(id)
-		}
-		b.WriteByte(';')
+// KeysOf is what Fresh needs of a report.
+func KeysOf(rep *domain.DigestReport) *domain.ProposalKeys {
+	if rep == nil {
+		return nil
 	}
-	return b.String()
+	keys := make(map[string]string, len(rep.Proposals))
+	for _, pr := range rep.Proposals {
+		keys[pr.ArtifactID] = domain.ReasonsKey(pr.Reasons)
+	}
+	return &domain.ProposalKeys{At: rep.At, Keys: keys}
 }
 
 // Decide checks the archive and remove lists of p against the nodes read inside the write and

@@ -265,7 +265,7 @@ func TestFreshProposals(t *testing.T) {
 	}
 	lastUsed := map[string]time.Time{"same": old, "changed": old, "used": now.Add(-time.Hour), "new": old}
 	var got []string
-	for _, p := range Fresh(cur, prev, lastUsed) {
+	for _, p := range Fresh(cur, KeysOf(prev), lastUsed) {
 		got = append(got, p.ArtifactID)
 	}
 	if len(got) != 3 || got[0] != "changed" || got[1] != "used" || got[2] != "new" {

@@ -277,7 +277,7 @@ func Created(stored *domain.Event, links []Link, now time.Time) *domain.Event {
 func (p Params) Strengthen(claimed *domain.Event, assocs []*domain.Association, now time.Time) ([]domain.AssociationSet, *domain.Event) {
 	var sets []domain.AssociationSet
 	var list []any
-	about := map[string]map[string]any{}
+	about := map[string]any{}
 	for _, a := range assocs {
 		next := min(1, a.Strength+p.ClaimStrengthen)
 		if next == a.Strength {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -632,7 +633,7 @@ func testDeleteScope(t *testing.T, st domain.Store) {
 		}
 		// An event about several artifacts (a propose pass's) is erased with the scope too.
 		if err := st.AppendEvents(ctx, []*domain.Event{{Type: domain.EvDigestProposed, ScopeID: sc.ID, Context: ctxFor("digest"),
-			About: map[string]map[string]any{a.ID: {"artifactId": a.ID}, k.ID: {"artifactId": k.ID}}}}); err != nil {
+			About: map[string]any{a.ID: map[string]any{"artifactId": a.ID}, k.ID: map[string]any{"artifactId": k.ID}}}}); err != nil {
 			t.Fatal(err)
 		}
 		return []string{a.ID, b.ID, k.ID, sk.ID, ws.ID, sc.AgentKernel.ID, sc.WorldKernel.ID, sc.ID}
@@ -1016,6 +1017,39 @@ func testLastProposal(t *testing.T, st domain.Store) {
 	if rep, err := ls.LastProposal(ctx, other.ID); rep != nil || err != nil {
 		t.Fatalf("another scope's last proposal = %+v, %v", rep, err)
 	}
+	sameKeys := func(rep *domain.DigestReport) {
+		t.Helper()
+		keys, err := ls.LastProposalKeys(ctx, sc.ID)
+		want := digest.KeysOf(rep)
+		if err != nil || keys == nil || !keys.At.Equal(want.At) || !reflect.DeepEqual(keys.Keys, want.Keys) {
+			t.Fatalf("last proposal's keys = %+v, %v; want %+v", keys, err, want)
+		}
+	}
+	sameKeys(rep)
+	if keys, err := ls.LastProposalKeys(ctx, other.ID); keys != nil || err != nil {
+		t.Fatalf("another scope's last proposal's keys = %+v, %v", keys, err)
+	}
+	_, err = ls.LastProposalKeys(ctx, domain.NewID())
+	wantCode(t, err, domain.ENOTFOUND)
+	// A report larger than a plain document is kept packed; both reads give it back whole, with
+	// what its strings hold.
+	var many []domain.Proposal
+	for i := range 300 {
+		refs := []string{}
+		if i%3 == 0 {
+			refs = []string{domain.NewID(), domain.NewID()}
+		}
+		many = append(many, domain.Proposal{ArtifactID: domain.NewID(), Family: domain.FamMemory, Reasons: []domain.Reason{
+			{Code: domain.ReasonUnsupported, Detail: Nasty[i%len(Nasty)], ReferenceIDs: refs},
+			{Code: domain.ReasonStale, Detail: fmt.Sprintf("unused since %d", i), ReferenceIDs: []string{}}}})
+	}
+	sort.Slice(many, func(i, j int) bool { return many[i].ArtifactID < many[j].ArtifactID })
+	third := propose(many...)
+	rep, err = ls.LastProposal(ctx, sc.ID)
+	if err != nil || rep == nil || rep.ID != third || !reflect.DeepEqual(rep.Proposals, many) {
+		t.Fatalf("last proposal of 300 = %v, %v; want report %s with them all", rep != nil, err, third)
+	}
+	sameKeys(rep)
 }
 
 // testEventAbout: an event about several artifacts (Event.About: a propose pass's proposals) is
@@ -1046,8 +1080,17 @@ func testEventAbout(t *testing.T, st domain.Store) {
 		more = append(more, id)
 		about[id] = map[string]any{"artifactId": id, "family": "skill"}
 	}
+	// A payload is a map or any value that encodes as a JSON object (read back, a map).
+	evAbout := make(map[string]any, len(about))
+	for id, pl := range about {
+		evAbout[id] = pl
+	}
+	evAbout[more[600]] = struct {
+		ArtifactID string `json:"artifactId"`
+		Family     string `json:"family"`
+	}{more[600], "skill"}
 	ev := &domain.Event{Type: domain.EvDigestProposed, ScopeID: sc.ID, Context: ctxFor("digest"),
-		Payload: map[string]any{"proposals": len(about)}, About: about}
+		Payload: map[string]any{"proposals": len(about)}, About: evAbout}
 	if err := st.AppendEvents(ctx, []*domain.Event{ev}); err != nil {
 		t.Fatal(err)
 	}
