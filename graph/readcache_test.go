@@ -510,33 +510,44 @@ func TestReadCacheNeighbours(t *testing.T) {
 }
 
 // The records' part counts what its memories take of the heap: the budget bounds memory, not an
-// abstract weight.
+// abstract weight. Memories without metadata and with the importer's (whose keys and repeated
+// values the cache shares) both.
 func TestReadCacheCountsTheHeap(t *testing.T) {
 	const n = 20000
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	nodes := make([]*memNode, n) // as a read decodes them: what the cache keeps of them counts
-	for i := range nodes {
-		nodes[i] = &memNode{UID: fmt.Sprintf("0x%x", i+1), ID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), NodeKind: kindMemory,
-			Scope: "5e1d8a52-35e6-4b8b-9c55-6a3b8b2f0f11", Content: fmt.Sprintf("Caroline: I went to the LGBTQ support group yesterday and it was so powerful %d", i),
-			Kind: "EPISODIC", Tier: "ACTIVE_CONTEXT", State: "ACTIVE", Salience: 0.5, Version: 1,
-			Doc: `{"createdAt":"2023-05-08T13:56:00Z","updatedAt":"2023-05-08T13:56:00Z","sessionId":"` + fmt.Sprintf("%032d", i/20) + `"}`}
+	plain := func(i int) string { return "" }
+	imported := func(i int) string {
+		return `,"metadata":{"channel":"locomo","contentTypes":["text"],"conversation":"conv-` + fmt.Sprint(i/500) +
+			`","diaId":"D9:` + fmt.Sprint(i%40) + `","direction":"received","ingestMessageId":"` + fmt.Sprintf("%08d-1111-4000-8000-000000000000", i) +
+			`","ingestRequestId":"` + fmt.Sprintf("%08d-2222-4000-8000-000000000000", i/100) + `","seq":` + fmt.Sprint(i%500) +
+			`,"session":` + fmt.Sprint(i%30) + `,"sourceAdapter":"locomo","sourceId":"conv-` + fmt.Sprintf("%d/D9:%d", i/500, i%40) +
+			`","speaker":"Olga","threadId":"` + fmt.Sprintf("%08d-3333-4000-8000-000000000000", i/500) + `"}`
 	}
-	c := newReadCache(1 << 30)
-	e := c.begin()
-	for _, nd := range nodes {
-		c.fillMemory(e, nd)
+	for name, meta := range map[string]func(int) string{"without metadata": plain, "with the importer's metadata": imported} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		nodes := make([]*memNode, n) // as a read decodes them: what the cache keeps of them counts
+		for i := range nodes {
+			nodes[i] = &memNode{UID: fmt.Sprintf("0x%x", i+1), ID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), NodeKind: kindMemory,
+				Scope: "5e1d8a52-35e6-4b8b-9c55-6a3b8b2f0f11", Content: fmt.Sprintf("Caroline: I went to the LGBTQ support group yesterday and it was so powerful %d", i),
+				Kind: "EPISODIC", Tier: "ACTIVE_CONTEXT", State: "ACTIVE", Salience: 0.5, Version: 1,
+				Doc: `{"createdAt":"2023-05-08T13:56:00Z","updatedAt":"2023-05-08T13:56:00Z","sessionId":"` + fmt.Sprintf("%032d", i/20) + `"` + meta(i) + `}`}
+		}
+		c := newReadCache(1 << 30)
+		e := c.begin()
+		for _, nd := range nodes {
+			c.fillMemory(e, nd)
+		}
+		c.end(e)
+		nodes = nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		if ratio := heap / float64(c.used); ratio > 1.25 || ratio < 0.5 {
+			t.Fatalf("%s: %d memories take %.0f bytes of heap and count %d (%.2f×)", name, len(c.mems), heap, c.used, ratio)
+		} else {
+			t.Logf("%s: %d memories: %.0f bytes of heap, %.0f a memory; counted %d (%.2f×)", name, len(c.mems), heap, heap/n, c.used, ratio)
+		}
+		runtime.KeepAlive(c)
 	}
-	c.end(e)
-	nodes = nil
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
-	if ratio := heap / float64(c.used); ratio > 1.25 || ratio < 0.5 {
-		t.Fatalf("%d memories take %.0f bytes of heap and count %d (%.2f×)", len(c.mems), heap, c.used, ratio)
-	} else {
-		t.Logf("%d memories: %.0f bytes of heap, %.0f a memory; counted %d (%.2f×)", len(c.mems), heap, heap/n, c.used, ratio)
-	}
-	runtime.KeepAlive(c)
 }
