@@ -284,6 +284,22 @@ const aboutPage = 500
 // of one artifact reads only its page. Ids that are not UUIDs (artifact ids all are) are left
 // out.
 func aboutPages(uid string, ev *domain.Event) []map[string]any {
+	ab := newAboutPager(ev)
+	var out []map[string]any
+	for k := range ab.pages() {
+		out = append(out, ab.page(k, fmt.Sprintf("%s.about%d", uid, k), uid))
+	}
+	return out
+}
+
+// aboutPager renders an event's pages one at a time (see aboutPages).
+type aboutPager struct {
+	ev  *domain.Event
+	ids []string
+	key string
+}
+
+func newAboutPager(ev *domain.Event) *aboutPager {
 	ids := make([]string, 0, len(ev.About))
 	for id := range ev.About {
 		if domain.ValidID(id) {
@@ -295,18 +311,21 @@ func aboutPages(uid string, ev *domain.Event) []map[string]any {
 	if key == "" {
 		key = domain.NewID()
 	}
-	var out []map[string]any
-	for lo := 0; lo < len(ids); lo += aboutPage {
-		page := ids[lo:min(lo+aboutPage, len(ids))]
-		obj := map[string]any{"uid": fmt.Sprintf("%s.about%d", uid, len(out)), "tr.kind": kindEventAbout,
-			"tr.id": fmt.Sprintf("%s/about/%d", key, len(out)), "ev.about": page, "ev.aboutDoc": packDoc(aboutDoc(page, ev.About)),
-			"ev.of": map[string]any{"uid": uid}}
-		if ev.ScopeID != "" {
-			obj["tr.scope"] = ev.ScopeID
-		}
-		out = append(out, obj)
+	return &aboutPager{ev: ev, ids: ids, key: key}
+}
+
+func (a *aboutPager) pages() int { return (len(a.ids) + aboutPage - 1) / aboutPage }
+
+// page renders page k as node pageUID of the event node eventUID (each a blank node or a uid).
+func (a *aboutPager) page(k int, pageUID, eventUID string) map[string]any {
+	ids := a.ids[k*aboutPage : min((k+1)*aboutPage, len(a.ids))]
+	obj := map[string]any{"uid": pageUID, "tr.kind": kindEventAbout,
+		"tr.id": fmt.Sprintf("%s/about/%d", a.key, k), "ev.about": ids, "ev.aboutDoc": packDoc(aboutDoc(ids, a.ev.About)),
+		"ev.of": map[string]any{"uid": eventUID}}
+	if a.ev.ScopeID != "" {
+		obj["tr.scope"] = a.ev.ScopeID
 	}
-	return out
+	return obj
 }
 
 // aboutDoc renders the payloads of ids as one line each: the id, a tab and the payload's JSON

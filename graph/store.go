@@ -562,6 +562,17 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 		t.set(requestJSON(req, string(raw), t.scopes))
 	}
+	// The pages of an event about many artifacts are committed before it (aboutAhead).
+	ahead := map[int]string{}
+	for i, ev := range t.events {
+		if len(ev.About) > aboutInline*aboutPage {
+			uid, err := t.aboutAhead(ev)
+			if err != nil {
+				return zero, err
+			}
+			ahead[i] = uid
+		}
+	}
 	if len(t.events) > 0 {
 		base, counterUID, err := t.lastSeq()
 		if err != nil {
@@ -570,6 +581,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
 			uid := "_:" + eventBlank(i)
+			if u, ok := ahead[i]; ok {
+				uid = u
+			}
 			if t.rendered[i] == nil {
 				t.rendered[i] = renderEvent(ev)
 			}
@@ -577,7 +591,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 			if n := noticeJSON(i, ev); n != nil {
 				t.set(n)
 			}
-			if len(ev.About) > 0 {
+			if _, ok := ahead[i]; !ok && len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}
 		}
@@ -614,6 +628,9 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	committed = true
 	s.commits.Add(1)
 	s.cache.written(t.sets, t.dels)
+	for i, uid := range ahead {
+		uids[eventBlank(i)] = uid
+	}
 	for _, fn := range t.committed {
 		fn(uids)
 	}
@@ -645,6 +662,43 @@ func (s *Store) OnCommit(fn func([]*domain.Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.committed = fn
+}
+
+// aboutInline is how many pages of an event about several artifacts its own commit writes; an
+// event with more has them committed ahead (aboutAhead).
+const aboutInline = 20
+
+// aboutAhead commits the pages of ev ahead of ev itself, aboutInline pages a commit, each
+// linked by ev.of to one new node, whose uid it returns: the write's commit makes that node ev.
+// Until then the node is no event (it has no ev.type), so no history shows the pages (a history
+// reads only events); if that commit never comes, they stay unseen. One commit of every page of a
+// pass over a million memories held gigabytes of the engine's mutation at once; each of these
+// holds 10,000 artifacts' worth.
+func (t *tx) aboutAhead(ev *domain.Event) (string, error) {
+	ab := newAboutPager(ev)
+	event := "_:event"
+	for lo := 0; lo < ab.pages(); lo += aboutInline {
+		var sets []map[string]any
+		for k := lo; k < min(lo+aboutInline, ab.pages()); k++ {
+			sets = append(sets, ab.page(k, fmt.Sprintf("_:about%d", k), event))
+		}
+		quads, err := toNQuads(sets, false)
+		if err != nil {
+			return "", err
+		}
+		uids, err := t.s.begin(t.ctx).commit(t.ctx, &api.Mutation{CommitNow: true, Set: quads})
+		if err != nil {
+			return "", wrapErr(err)
+		}
+		t.s.commits.Add(1)
+		t.s.cache.written(sets, nil)
+		if strings.HasPrefix(event, "_:") {
+			if event = uids["event"]; event == "" {
+				return "", errors.New("the engine gave the pages' event node no uid")
+			}
+		}
+	}
+	return event, nil
 }
 
 // eventBlank is the blank node of a write's i-th event.
