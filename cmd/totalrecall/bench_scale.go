@@ -36,22 +36,24 @@ type scaleFigures struct {
 	// The server's resident memory: peak while loading, measuring and restarting; settled after
 	// the load; after a restart once its read cache was warm.
 	PeakLoad, PeakMeasure, PeakRestart procMemory
-	Settled, Restarted                 procMemory
-	DiskGraph, DiskIndex               int64
-	TextBytes                          int64 // the memories' content alone
-	Ready                              time.Duration
-	WarmTook                           string
-	Stores                             float64 // storeMemory over HTTP, one client, /s
-	SearchP50, SearchP99               time.Duration
-	ResonateP50, ResonateP99           time.Duration
-	RecallP50, RecallP99               time.Duration
-	SweepRate                          float64 // memories/s
-	SweepEvaluated                     int
-	DigestRate                         float64 // artifacts/s
-	DigestEvaluated                    int
-	Stopped                            string // how the server ended on SIGTERM
-	Raw                                rawScale
-	sources                            []string // the total recalls' sources, for the raw traversals
+	// PeakSweep and PeakDigest are the peaks of those two calls alone (part of PeakMeasure).
+	PeakSweep, PeakDigest    procMemory
+	Settled, Restarted       procMemory
+	DiskGraph, DiskIndex     int64
+	TextBytes                int64 // the memories' content alone
+	Ready                    time.Duration
+	WarmTook                 string
+	Stores                   float64 // storeMemory over HTTP, one client, /s
+	SearchP50, SearchP99     time.Duration
+	ResonateP50, ResonateP99 time.Duration
+	RecallP50, RecallP99     time.Duration
+	SweepRate                float64 // memories/s
+	SweepEvaluated           int
+	DigestRate               float64 // artifacts/s
+	DigestEvaluated          int
+	Stopped                  string // how the server ended on SIGTERM
+	Raw                      rawScale
+	sources                  []string // the total recalls' sources, for the raw traversals
 }
 
 // rawScale are the raw baselines of one size, measured by a process of their own on the same data
@@ -189,10 +191,10 @@ func benchScale(args []string, stdout io.Writer) error {
 		}
 		// --- measure over HTTP ---
 		srv.rss.Reset()
-		if err := measureScale(c, srv.addr, scope, v, rng, f, *stores, *warmup, *queries, *resonates, *recalls, *pace); err != nil {
+		if err := measureScale(c, srv.addr, scope, v, rng, f, srv.rss, *stores, *warmup, *queries, *resonates, *recalls, *pace); err != nil {
 			return err
 		}
-		f.PeakMeasure = srv.rss.Peak()
+		f.PeakMeasure = maxMemory(f.PeakMeasure, srv.rss.Peak())
 		if err := srv.alive(); err != nil {
 			return err
 		}
@@ -263,7 +265,9 @@ func readFile(path string) string {
 }
 
 // measureScale times the server's calls over HTTP at its current size.
-func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, f *scaleFigures,
+// rss samples the server: the sweep's and the digest's own peaks are taken apart (f.PeakSweep,
+// f.PeakDigest), and f.PeakMeasure holds the peak before them.
+func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, f *scaleFigures, rss *rssSampler,
 	stores, warmup, queries, resonates, recalls int, pace time.Duration) error {
 	phase := func(name string) {
 		fmt.Fprintf(os.Stderr, "%s %s at %d\n", time.Now().Format("15:04:05"), name, f.Size)
@@ -333,6 +337,8 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.RecallP50, f.RecallP99 = pct(loop, 50), pct(loop, 99)
 	phase("decay sweep")
+	f.PeakMeasure = rss.Peak()
+	rss.Reset()
 	var sw struct {
 		DecaySweep struct{ MemoriesEvaluated int }
 	}
@@ -342,6 +348,8 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.SweepEvaluated = sw.DecaySweep.MemoriesEvaluated
 	f.SweepRate = float64(f.SweepEvaluated) / time.Since(t0).Seconds()
+	f.PeakSweep = rss.Peak()
+	rss.Reset()
 	phase("digest")
 	var dg struct {
 		RunDigest struct{ Evaluated int }
@@ -352,7 +360,19 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.DigestEvaluated = dg.RunDigest.Evaluated
 	f.DigestRate = float64(f.DigestEvaluated) / time.Since(t0).Seconds()
+	f.PeakDigest = rss.Peak()
+	f.PeakMeasure = maxMemory(f.PeakMeasure, f.PeakSweep, f.PeakDigest)
+	rss.Reset()
 	return nil
+}
+
+// maxMemory is the larger of each kind of memory among ms.
+func maxMemory(ms ...procMemory) procMemory {
+	var out procMemory
+	for _, m := range ms {
+		out.Anon, out.File = max(out.Anon, m.Anon), max(out.File, m.File)
+	}
+	return out
 }
 
 // runRawChild runs the raw baselines in a process of its own and samples its memory.
@@ -621,6 +641,9 @@ func printScale(w io.Writer, all []*scaleFigures) {
 	}, func(f *scaleFigures) string { return mib(f.Raw.Peak.Anon) + " raw engine + index" })
 	row("  loading / measuring / restarted, MiB", func(f *scaleFigures) string {
 		return fmt.Sprintf("%d/%d/%d", f.PeakLoad.Anon>>20, f.PeakMeasure.Anon>>20, f.PeakRestart.Anon>>20)
+	}, func(*scaleFigures) string { return "" })
+	row("  in the decay sweep / the digest pass, MiB", func(f *scaleFigures) string {
+		return fmt.Sprintf("%d/%d", f.PeakSweep.Anon>>20, f.PeakDigest.Anon>>20)
 	}, func(*scaleFigures) string { return "" })
 	row("RssAnon settled after the load", func(f *scaleFigures) string { return mib(f.Settled.Anon) },
 		func(f *scaleFigures) string { return "" })

@@ -62,6 +62,10 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 			t.Errorf("no timed rankings at %s in the last table:\n%s", p, last)
 		}
 	}
+	// The sweep's and the digest's own peaks, each sampled while the server runs (never zero).
+	if got := regexp.MustCompile(`(?m)^  in the decay sweep / the digest pass, MiB +([1-9]\d*)/([1-9]\d*)\s*$`).FindStringSubmatch(last); got == nil {
+		t.Errorf("no peaks of the sweep and the digest:\n%s", last)
+	}
 	if got := regexp.MustCompile(`(?m)^server on SIGTERM +exited cleanly `).FindString(last); got == "" {
 		t.Errorf("the server did not exit cleanly:\n%s", last)
 	}
