@@ -432,11 +432,11 @@ func unpackDoc(s string) (string, error) {
 	if !strings.HasPrefix(s, packPrefix) {
 		return s, nil
 	}
-	zr, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(s[len(packPrefix):])))
+	r, err := docReader(s)
 	if err != nil {
-		return "", fmt.Errorf("unpack document: %w", err)
+		return "", err
 	}
-	raw, err := io.ReadAll(zr)
+	raw, err := io.ReadAll(r)
 	if err != nil {
 		return "", fmt.Errorf("unpack document: %w", err)
 	}

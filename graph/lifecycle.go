@@ -179,6 +179,11 @@ func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestRepo
 	if err != nil {
 		return nil, err
 	}
+	return decodeReport(id, r)
+}
+
+// decodeReport decodes report id's document as it is read.
+func decodeReport(id string, r io.Reader) (*domain.DigestReport, error) {
 	var rep domain.DigestReport
 	if err := gojson.NewDecoder(r).Decode(&rep); err != nil {
 		return nil, fmt.Errorf("digest report %s: %w", id, err)
@@ -230,37 +235,40 @@ func (s *Store) lastProposalID(ctx context.Context, scopeID string) (string, err
 	return r.Q[0].Last, nil
 }
 
-// LastProposal loads the report of the scope's latest propose pass, nil when there is none.
-func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
+// lastProposalDoc reads the document of the report of the scope's latest propose pass, unpacked
+// as it is read; nil when there is none.
+func (s *Store) lastProposalDoc(ctx context.Context, scopeID string) (string, io.Reader, error) {
 	last, err := s.lastProposalID(ctx, scopeID)
 	if err != nil || last == "" {
+		return "", nil, err
+	}
+	r, err := s.reportDoc(ctx, last)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return "", nil, nil
+	}
+	return last, r, err
+}
+
+// LastProposal loads the report of the scope's latest propose pass, nil when there is none.
+func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
+	id, r, err := s.lastProposalDoc(ctx, scopeID)
+	if err != nil || r == nil {
 		return nil, err
 	}
-	rep, err := s.DigestReport(ctx, last)
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return nil, nil
-	}
-	return rep, err
+	return decodeReport(id, r)
 }
 
 // LastProposalKeys reads the report of the scope's latest propose pass a proposal at a time,
 // keeping of each only its id and its reasons' key (domain.ProposalKeys); nil when there is
 // none.
 func (s *Store) LastProposalKeys(ctx context.Context, scopeID string) (*domain.ProposalKeys, error) {
-	last, err := s.lastProposalID(ctx, scopeID)
-	if err != nil || last == "" {
-		return nil, err
-	}
-	r, err := s.reportDoc(ctx, last)
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return nil, nil
-	}
-	if err != nil {
+	id, r, err := s.lastProposalDoc(ctx, scopeID)
+	if err != nil || r == nil {
 		return nil, err
 	}
 	keys, err := proposalKeys(r)
 	if err != nil {
-		return nil, fmt.Errorf("digest report %s: %w", last, err)
+		return nil, fmt.Errorf("digest report %s: %w", id, err)
 	}
 	return keys, nil
 }
