@@ -110,8 +110,7 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 		DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0),
 		IndexReader:       reader,
 	}
-	h := make(minHeap, 0, min(limit, 1024))
-	var ties []scored // hits outside h scoring what h[0] scores
+	b := newBest(limit)
 	for seen := 0; ; seen++ {
 		if seen%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -133,22 +132,43 @@ func topHits(ctx context.Context, ix bleve.Index, reader index.IndexReader, q qu
 			sctx.DocumentMatchPool.Put(dm)
 			continue
 		}
-		switch score := dm.Score; {
-		case len(h) < limit:
-			h.push(scored{score, num})
-		case score == h[0].score:
-			ties = append(ties, scored{score, num})
-		case score > h[0].score:
-			out := h[0]
-			h.replaceMin(scored{score, num})
-			if out.score == h[0].score {
-				ties = append(ties, out)
-			} else {
-				ties = ties[:0]
-			}
-		}
+		b.add(scored{dm.Score, num})
 		sctx.DocumentMatchPool.Put(dm)
 	}
+	return rankKept(view, reader, b.h, b.ties, limit)
+}
+
+// best keeps the limit best hits offered and, beside them, every hit scoring what the weakest of
+// them scores (the tie at the cut): whatever the order the hits come in, it keeps every hit that
+// may be among the limit best once ties are settled by id.
+type best struct {
+	h     minHeap
+	ties  []scored // hits outside h scoring what h[0] scores
+	limit int
+}
+
+func newBest(limit int) *best { return &best{h: make(minHeap, 0, min(limit, 1024)), limit: limit} }
+
+func (b *best) add(x scored) {
+	switch {
+	case len(b.h) < b.limit:
+		b.h.push(x)
+	case x.score == b.h[0].score:
+		b.ties = append(b.ties, x)
+	case x.score > b.h[0].score:
+		out := b.h[0]
+		b.h.replaceMin(x)
+		if out.score == b.h[0].score {
+			b.ties = append(b.ties, out)
+		} else {
+			b.ties = b.ties[:0]
+		}
+	}
+}
+
+// rankKept returns the best limit of the hits kept, h and ties (hits scoring what the weakest of
+// h scores), best first, equal scores in id order: only their ids are read.
+func rankKept(view *segView, reader index.IndexReader, h minHeap, ties []scored, limit int) ([]domain.IndexHit, error) {
 	kept := slices.Concat(h, ties)
 	nums := make([]uint64, len(kept))
 	for k, x := range kept {

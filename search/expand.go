@@ -25,15 +25,49 @@ const (
 	LexicalPool = 200
 )
 
-// expansionQuery is the disjunction of q's expansions that occur in r, each boosted by its
-// weight; nil when none does. An expansion made only of the text's own words adds nothing and
-// is left out; one of several words is a phrase.
-func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuery, dicts *atomic.Pointer[snapshotDict]) (query.Query, error) {
+// expClause is one expansion searched: a term of the content field, or a phrase of several.
+type expClause struct {
+	term   string // the term of a one-word expansion; "" for a phrase
+	phrase string // the text of a phrase
+	boost  float64
+}
+
+// query is c as a Bleve query.
+func (c expClause) query() query.Query {
+	if c.term != "" {
+		tq := query.NewTermQuery(c.term)
+		tq.SetField(FieldContent)
+		tq.SetBoost(c.boost)
+		return tq
+	}
+	pq := query.NewMatchPhraseQuery(c.phrase)
+	pq.SetField(FieldContent)
+	pq.Analyzer = en.AnalyzerName
+	pq.SetBoost(c.boost)
+	return pq
+}
+
+// expansionQuery is the disjunction of cs, the clauses of q's expansions; nil when there is none.
+func expansionQuery(cs []expClause) query.Query {
+	if len(cs) == 0 {
+		return nil
+	}
+	qs := make([]query.Query, len(cs))
+	for k, c := range cs {
+		qs[k] = c.query()
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+// expansionClauses are q's expansions that occur in r, each boosted by its weight. An expansion
+// made only of the text's own words adds nothing and is left out; one of several words is a
+// phrase.
+func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQuery, dicts *atomic.Pointer[snapshotDict]) ([]expClause, error) {
 	said := map[string]bool{}
 	for _, t := range contentAnalyzer.Analyze([]byte(clean(q.Text))) {
 		said[string(t.Term)] = true
 	}
-	var clauses []query.Query
+	var clauses []expClause
 	has := func(term string) (bool, error) {
 		n, err := docsWith(ctx, r, FieldContent, term)
 		return n > 0, err
@@ -87,22 +121,12 @@ func expansionQuery(ctx context.Context, r index.IndexReader, q domain.IndexQuer
 			continue
 		}
 		if len(tokens) == 1 {
-			tq := query.NewTermQuery(terms[0])
-			tq.SetField(FieldContent)
-			tq.SetBoost(e.Weight)
-			clauses = append(clauses, tq)
+			clauses = append(clauses, expClause{term: terms[0], boost: e.Weight})
 			continue
 		}
-		pq := query.NewMatchPhraseQuery(text)
-		pq.SetField(FieldContent)
-		pq.Analyzer = en.AnalyzerName
-		pq.SetBoost(e.Weight)
-		clauses = append(clauses, pq)
+		clauses = append(clauses, expClause{phrase: text, boost: e.Weight})
 	}
-	if len(clauses) == 0 {
-		return nil, nil
-	}
-	return query.NewDisjunctionQuery(clauses), nil
+	return clauses, nil
 }
 
 // snapshotDict is the content field's dictionary of one index snapshot.
@@ -134,20 +158,32 @@ func contentDictOf(r index.IndexReaderContains, dicts *atomic.Pointer[snapshotDi
 // lexical returns the best hits of q's expansions within q's scope and filters, with their
 // score in Lexical.
 func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.IndexQuery, most bool) ([]domain.IndexHit, error) {
-	eq, err := expansionQuery(ctx, r, q, &i.contentDict)
-	if err != nil || eq == nil {
+	cs, err := expansionClauses(ctx, r, q, &i.contentDict)
+	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
 	conds, ranges, none := filterClauses(q.Filter)
 	if none {
 		return nil, nil
 	}
+	limit := min(max(q.Limit, DefaultLimit), LexicalPool)
+	if snap, ok := r.(*scorch.IndexSnapshot); ok && len(ranges) == 0 && !i.bleveExpansions {
+		conds = append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, conds...)
+		hits, err := scoreExpansions(ctx, i.idx.Mapping(), snap, cs, conds, limit, &i.ids)
+		if err != nil {
+			return nil, err
+		}
+		for k := range hits {
+			hits[k].Lexical, hits[k].Score = hits[k].Score, 0
+		}
+		return hits, nil
+	}
+	eq := expansionQuery(cs)
 	scope := query.NewTermQuery(q.ScopeID)
 	scope.SetField(FieldScope)
 	bq := query.NewBooleanQuery(nil, nil, nil)
 	bq.AddMust(eq)
 	tq := &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges}
-	limit := min(max(q.Limit, DefaultLimit), LexicalPool)
 	var hits []domain.IndexHit
 	if _, ok := r.(*scorch.IndexSnapshot); ok {
 		bq, conds := tq.placeBits(most)

@@ -107,6 +107,9 @@ type Index struct {
 	// contentDict is the content field's dictionary of the latest snapshot a search expanded in
 	// (lexical): building one opens every segment's dictionary, in goroutines.
 	contentDict atomic.Pointer[snapshotDict]
+	// bleveExpansions searches the expansions by Bleve's disjunction query instead of
+	// scoreExpansions: the baseline the benchmarks measure it against.
+	bleveExpansions bool
 
 	// plans remembers, per scope, whether it held most of the index when last looked at
 	// (searchPlan), so a search does not open a reader of its own just to choose its plan.

@@ -1,0 +1,125 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/totalrecall/totalrecall/domain"
+)
+
+// TestScoreExpansionsAsBleve checks the expansions' own scoring against Bleve's disjunction of
+// the same clauses on an index of several segments with replaced and removed documents: the
+// same hits with the same scores, in every scope, with and without filters, for terms and
+// phrases of different weights.
+func TestScoreExpansionsAsBleve(t *testing.T) {
+	idx := openIndex(t)
+	ctx := context.Background()
+	docs := corpus(3000, 3)
+	for k := 0; k < len(docs); k += 250 { // one segment or more a batch
+		put(t, idx, docs[k:k+250]...)
+	}
+	r := rand.New(rand.NewSource(7))
+	z := rand.NewZipf(r, 1.1, 4, uint64(len(words)-1))
+	var changed []domain.IndexDoc
+	for k := 0; k < len(docs); k += 9 {
+		d := docs[k]
+		d.Content = sentence(r, z, 5+r.Intn(40)) + " golden river"
+		changed = append(changed, d)
+	}
+	put(t, idx, changed...)
+	var gone []string
+	for k := 4; k < len(docs); k += 23 {
+		gone = append(gone, docs[k].ID)
+	}
+	if err := idx.Remove(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+
+	idx.mu.RLock()
+	defer idx.mu.RUnlock()
+	rd, err := openReader(idx.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	snap, ok := rd.(*scorch.IndexSnapshot)
+	if !ok {
+		t.Fatalf("reader is a %T", rd)
+	}
+	if n := len(snap.Segments()); n < 2 {
+		t.Fatalf("%d segments: the test wants several", n)
+	}
+	term := func(w string, boost float64) expClause {
+		return expClause{term: string(contentAnalyzer.Analyze([]byte(w))[0].Term), boost: boost}
+	}
+	clauseSets := [][]expClause{
+		{term("coffee", 1)},
+		{term("memory", 1), term("graph", 0.5), term("oslo", 0.25)},
+		{{phrase: "golden river", boost: 1}, term("river", 0.5), term("lunch", 0.7)},
+		{{phrase: "golden river", boost: 0.3}, {phrase: "train station", boost: 1}},
+	}
+	// A broad category: as many clauses as are searched, frequent words among them.
+	var many []expClause
+	for k, w := range words[:MaxExpansionClauses] {
+		many = append(many, term(w, 1/float64(k+1)))
+	}
+	clauseSets = append(clauseSets, many)
+	filters := [][]termCond{nil, {{field: FieldKind, terms: []string{string(domain.KindSemantic)}}}}
+	for ci, cs := range clauseSets {
+		for _, scope := range []string{"scope-0", "scope-2", "no-such-scope"} {
+			for fi, f := range filters {
+				for _, limit := range []int{1, 10, 200} {
+					name := fmt.Sprintf("clauses %d, %s, filter %d, limit %d", ci, scope, fi, limit)
+					conds := append([]termCond{{field: FieldScope, terms: []string{scope}}}, f...)
+					got, err := scoreExpansions(ctx, idx.idx.Mapping(), snap, cs, conds, limit, &idx.ids)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					bq := query.NewBooleanQuery(nil, nil, nil)
+					bq.AddMust(expansionQuery(cs))
+					want, err := topHits(ctx, idx.idx, snap, bq, 100000, &idx.ids, conds)
+					if err != nil {
+						t.Fatalf("%s: Bleve: %v", name, err)
+					}
+					sameScores(t, name, got, want, limit)
+				}
+			}
+		}
+	}
+}
+
+// sameScores checks that got are the limit best of want (every hit of Bleve's query): the same
+// number, each hit with the score Bleve gives it, in order of score; hits whose scores differ
+// by rounding only may swap places.
+func sameScores(t *testing.T, name string, got, want []domain.IndexHit, limit int) {
+	t.Helper()
+	if n := min(limit, len(want)); len(got) != n {
+		t.Fatalf("%s: %d hits, want %d", name, len(got), n)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+	by := map[string]float64{}
+	for _, h := range want {
+		by[h.ID] = h.Score
+	}
+	for k, h := range got {
+		s, ok := by[h.ID]
+		switch {
+		case !ok:
+			t.Fatalf("%s: hit %d %s is not one of Bleve's", name, k, h.ID)
+		case !near(s, h.Score):
+			t.Fatalf("%s: hit %s scores %v, Bleve %v", name, h.ID, h.Score, s)
+		case !near(h.Score, want[k].Score):
+			t.Fatalf("%s: hit %d scores %v, Bleve's hit %d %v", name, k, h.Score, k, want[k].Score)
+		case k > 0 && h.Score > got[k-1].Score:
+			t.Fatalf("%s: hit %d scores more than hit %d", name, k, k-1)
+		case h.Score <= 0:
+			t.Fatalf("%s: hit %d scores %v", name, k, h.Score)
+		}
+	}
+}
