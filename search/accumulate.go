@@ -2,9 +2,12 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -56,6 +59,47 @@ type expTerm struct {
 	boost float64
 }
 
+// expPhrase is a phrase clause: its words by position, each word's postings in each segment
+// of the snapshot and its idf. Bleve's phrase searcher is a conjunction of a term searcher per
+// position: a document matching the phrase scores the sum of those terms' scores.
+type expPhrase struct {
+	slots []int // each position's word, an index into words; -1 for a stop word's gap
+	words []string
+	pls   [][]segment.PostingsList // by word, then segment
+	idf   []float64
+	boost float64
+}
+
+// phraseOf returns c's phrase by position as Bleve's match-phrase query analyses it; ok is false
+// when a position holds more than one word (the content analyser makes none such).
+func phraseOf(c expClause) (ph expPhrase, ok bool) {
+	tokens := contentAnalyzer.Analyze([]byte(c.phrase))
+	if len(tokens) == 0 {
+		return ph, false
+	}
+	first, last := tokens[0].Position, tokens[0].Position
+	for _, t := range tokens {
+		first, last = min(first, t.Position), max(last, t.Position)
+	}
+	ph = expPhrase{slots: make([]int, last-first+1), boost: c.boost}
+	for k := range ph.slots {
+		ph.slots[k] = -1
+	}
+	for _, t := range tokens {
+		w := slices.Index(ph.words, string(t.Term))
+		if w < 0 {
+			w = len(ph.words)
+			ph.words = append(ph.words, string(t.Term))
+		}
+		at := &ph.slots[t.Position-first]
+		if *at >= 0 && *at != w {
+			return ph, false
+		}
+		*at = w
+	}
+	return ph, true
+}
+
 // scoreExpansions returns the limit best documents of snap for the disjunction of cs among those
 // meeting conds, best first, equal scores in id order, each with the score Bleve's
 // disjunction query of cs gives it.
@@ -83,42 +127,67 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 
 	// Each clause's weight, as Bleve's searchers state it, makes the query's norm.
 	ctx = withScoringModel(ctx, m)
+	postings := func(term string) ([]segment.PostingsList, float64, error) {
+		pls := make([]segment.PostingsList, len(view.segs))
+		var docTerm uint64
+		for k, seg := range view.segs {
+			var err error
+			if pls[k], err = dicts[k].PostingsList([]byte(term), seg.Deleted(), nil); err != nil {
+				return nil, 0, err
+			}
+			docTerm += pls[k].Count()
+		}
+		return pls, 1.0 + math.Log(float64(total)/float64(docTerm+1.0)), nil
+	}
 	var terms []expTerm
-	var phrases []bsearch.Searcher
+	var phrases []expPhrase
+	var searchers []bsearch.Searcher // phrases of several words at a position, through Bleve
 	defer func() {
-		for _, s := range phrases {
+		for _, s := range searchers {
 			_ = s.Close()
 		}
 	}()
 	sumOfSquaredWeights := 0.0
 	for _, c := range cs {
-		if c.term == "" {
+		if c.term != "" {
+			t := expTerm{boost: c.boost}
+			if t.pls, t.idf, err = postings(c.term); err != nil {
+				return nil, err
+			}
+			w := t.boost * t.idf
+			sumOfSquaredWeights += w * w
+			terms = append(terms, t)
+			continue
+		}
+		ph, ok := phraseOf(c)
+		if !ok {
 			s, err := c.query().Searcher(ctx, snap, m, bsearch.SearcherOptions{})
 			if err != nil {
 				return nil, err
 			}
-			phrases = append(phrases, s)
+			searchers = append(searchers, s)
 			sumOfSquaredWeights += s.Weight()
 			continue
 		}
-		t := expTerm{pls: make([]segment.PostingsList, len(view.segs)), boost: c.boost}
-		var docTerm uint64
-		for k, seg := range view.segs {
-			if t.pls[k], err = dicts[k].PostingsList([]byte(c.term), seg.Deleted(), nil); err != nil {
+		ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
+		for w, word := range ph.words {
+			if ph.pls[w], ph.idf[w], err = postings(word); err != nil {
 				return nil, err
 			}
-			docTerm += t.pls[k].Count()
 		}
-		t.idf = 1.0 + math.Log(float64(total)/float64(docTerm+1.0))
-		w := t.boost * t.idf
-		sumOfSquaredWeights += w * w
-		terms = append(terms, t)
+		for _, w := range ph.slots {
+			if w >= 0 {
+				x := ph.boost * ph.idf[w]
+				sumOfSquaredWeights += x * x
+			}
+		}
+		phrases = append(phrases, ph)
 	}
 	queryNorm := 1.0 / math.Sqrt(sumOfSquaredWeights)
 
-	// The phrases' matches, in document order.
-	phraseHits := make([][]scored, len(phrases))
-	for j, s := range phrases {
+	// The matches of the phrases left to Bleve, in document order.
+	phraseHits := make([][]scored, len(searchers))
+	for j, s := range searchers {
 		s.SetQueryNorm(queryNorm)
 		sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: snap}
 		for {
@@ -141,7 +210,7 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 	acc := accumulators.Get().(*accumulator)
 	defer accumulators.Put(acc)
 	acc.reset(largest)
-	next := make([]int, len(phrases))
+	next := make([]int, len(searchers))
 	coordOf := float64(len(cs))
 	b := newBest(limit)
 	for k := range view.segs {
@@ -165,13 +234,12 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 				if p == nil {
 					break
 				}
-				var tf float64
-				if f := p.Frequency(); f < uint64(len(sqrtOf)) {
-					tf = sqrtOf[f]
-				} else {
-					tf = math.Sqrt(float64(f))
-				}
-				acc.add(uint32(p.Number()), tf*p.Norm()*t.idf*queryWeight)
+				acc.add(uint32(p.Number()), termFreq(p.Frequency())*p.Norm()*t.idf*queryWeight)
+			}
+		}
+		for _, ph := range phrases {
+			if err := ph.score(k, start, queryNorm, acc); err != nil {
+				return nil, err
 			}
 		}
 		for j, hs := range phraseHits {
@@ -189,6 +257,128 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 		acc.touched = acc.touched[:0]
 	}
 	return rankKept(view, snap, b.h, b.ties, limit)
+}
+
+// score adds the phrase's score in segment k (its first document number start) to acc for every
+// document of the segment holding its words at consecutive positions (a gap where the phrase
+// has a stop word), as Bleve's phrase searcher without slop matches them.
+func (ph *expPhrase) score(k int, start uint64, queryNorm float64, acc *accumulator) error {
+	// The documents holding every word, from the postings' bitmaps; only those have their words'
+	// positions read.
+	docs := make([]*roaring.Bitmap, len(ph.words))
+	for w := range ph.words {
+		pl := ph.pls[w][k]
+		if pl.Count() == 0 {
+			return nil
+		}
+		it := pl.Iterator(false, false, false, nil)
+		if o, ok := it.(segment.OptimizablePostingsIterator); ok {
+			docs[w] = o.ActualBitmap()
+		}
+		if docs[w] == nil {
+			docs[w] = roaring.New()
+			if err := addPostings(docs[w], pl); err != nil {
+				return err
+			}
+		}
+	}
+	all := roaring.FastAnd(docs...)
+	if len(docs) == 1 {
+		all = docs[0]
+	}
+	if all.IsEmpty() {
+		return nil
+	}
+	its := make([]phraseIterator, len(ph.words))
+	for w := range ph.words {
+		its[w].it = ph.pls[w][k].Iterator(true, true, true, nil)
+	}
+	at := make([]segment.Posting, len(ph.words))
+	for ds := all.Iterator(); ds.HasNext(); {
+		d := ds.Next()
+		num := uint64(d)
+		for w := range its {
+			q, err := its[w].to(num)
+			if err != nil {
+				return err
+			}
+			if q == nil || q.Number() != num {
+				return fmt.Errorf("search: document %d of a phrase's words not in the postings of %q", num, ph.words[w])
+			}
+			at[w] = q
+		}
+		if !ph.at(at) {
+			continue
+		}
+		score := 0.0
+		for _, w := range ph.slots {
+			if w < 0 {
+				continue
+			}
+			x := at[w]
+			s := termFreq(x.Frequency()) * x.Norm() * ph.idf[w]
+			score += s * (ph.boost * ph.idf[w] * queryNorm)
+		}
+		acc.add(d, score)
+	}
+	return nil
+}
+
+// at reports whether the words' postings of one document (by word) hold the phrase: its first
+// word at some position p, and the word of each later position j at p+j.
+func (ph *expPhrase) at(ps []segment.Posting) bool {
+	for _, l := range ps[ph.slots[0]].Locations() {
+		p := l.Pos()
+		found := true
+		for j, w := range ph.slots[1:] {
+			if w >= 0 && !hasPos(ps[w].Locations(), p+uint64(j)+1) {
+				found = false
+				break
+			}
+		}
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPos(ls []segment.Location, pos uint64) bool {
+	for _, l := range ls {
+		if l.Pos() == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseIterator walks one word's postings of a segment, with positions, to the documents
+// holding all the phrase's words.
+type phraseIterator struct {
+	it  segment.PostingsIterator
+	cur segment.Posting
+	end bool
+}
+
+// to returns the first posting at or after document num; nil when there is none.
+func (pi *phraseIterator) to(num uint64) (segment.Posting, error) {
+	if pi.cur != nil && pi.cur.Number() >= num || pi.end {
+		return pi.cur, nil
+	}
+	p, err := pi.it.Advance(num)
+	if err != nil {
+		return nil, err
+	}
+	pi.cur, pi.end = p, p == nil
+	return p, nil
+}
+
+// termFreq is the square root of a term's frequency, as Bleve's scorer takes it.
+func termFreq(f uint64) float64 {
+	if f < uint64(len(sqrtOf)) {
+		return sqrtOf[f]
+	}
+	return math.Sqrt(float64(f))
 }
 
 // sqrtOf holds the square roots of small term frequencies, as Bleve's scorer does.

@@ -29,7 +29,8 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 	var changed []domain.IndexDoc
 	for k := 0; k < len(docs); k += 9 {
 		d := docs[k]
-		d.Content = sentence(r, z, 5+r.Intn(40)) + " golden river"
+		d.Content = sentence(r, z, 5+r.Intn(40)) + []string{" golden river", " walk to the museum", " walk the museum",
+			" river river golden golden", " museum walk"}[k%5]
 		changed = append(changed, d)
 	}
 	put(t, idx, changed...)
@@ -63,6 +64,9 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 		{term("memory", 1), term("graph", 0.5), term("oslo", 0.25)},
 		{{phrase: "golden river", boost: 1}, term("river", 0.5), term("lunch", 0.7)},
 		{{phrase: "golden river", boost: 0.3}, {phrase: "train station", boost: 1}},
+		// Stop words leave gaps; a word may repeat.
+		{{phrase: "walk to the museum", boost: 1}, {phrase: "golden golden", boost: 0.8}, {phrase: "river river golden", boost: 0.5}},
+		{{phrase: "museum walk", boost: 1}, term("museum", 0.2), {phrase: "walk the museum", boost: 0.6}},
 	}
 	// A broad category: as many clauses as are searched, frequent words among them.
 	var many []expClause
@@ -70,7 +74,7 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 		many = append(many, term(w, 1/float64(k+1)))
 	}
 	clauseSets = append(clauseSets, many)
-	filters := [][]termCond{nil, {{field: FieldKind, terms: []string{string(domain.KindSemantic)}}}}
+	filters := [][]termCond{nil, {{field: FieldTags, terms: []string{"t3"}}}}
 	for ci, cs := range clauseSets {
 		for _, scope := range []string{"scope-0", "scope-2", "no-such-scope"} {
 			for fi, f := range filters {
@@ -86,6 +90,9 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 					want, err := topHits(ctx, idx.idx, snap, bq, 100000, &idx.ids, conds)
 					if err != nil {
 						t.Fatalf("%s: Bleve: %v", name, err)
+					}
+					if scope == "scope-0" && len(want) == 0 {
+						t.Fatalf("%s: no hits: the clauses test nothing", name)
 					}
 					sameScores(t, name, got, want, limit)
 				}
