@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -80,7 +81,7 @@ func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQu
 		if err != nil {
 			return nil, err
 		}
-		has = func(term string) (bool, error) { return dict.Contains([]byte(term)) }
+		has = dict.contains
 	}
 	seen := map[string]bool{}
 	for k, e := range q.Expansions {
@@ -91,23 +92,20 @@ func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQu
 			continue
 		}
 		text := clean(e.Text)
-		tokens := contentAnalyzer.Analyze([]byte(text))
-		if len(tokens) == 0 || len(tokens) > maxPhraseTokens {
+		a := analysed(text)
+		if len(a.terms) == 0 || a.tokens > maxPhraseTokens {
 			continue
 		}
-		terms := distinctTerms(tokens)
-		key := ""
 		news := false
-		for _, t := range terms {
-			key += t + " "
+		for _, t := range a.terms {
 			news = news || !said[t]
 		}
-		if !news || seen[key] {
+		if !news || seen[a.key] {
 			continue
 		}
-		seen[key] = true
+		seen[a.key] = true
 		present := true
-		for _, t := range terms {
+		for _, t := range a.terms {
 			ok, err := has(t)
 			if err != nil {
 				return nil, err
@@ -120,8 +118,8 @@ func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQu
 		if !present {
 			continue
 		}
-		if len(tokens) == 1 {
-			clauses = append(clauses, expClause{term: terms[0], boost: e.Weight})
+		if a.tokens == 1 {
+			clauses = append(clauses, expClause{term: a.terms[0], boost: e.Weight})
 			continue
 		}
 		clauses = append(clauses, expClause{phrase: text, boost: e.Weight})
@@ -129,30 +127,96 @@ func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQu
 	return clauses, nil
 }
 
-// snapshotDict is the content field's dictionary of one index snapshot.
-type snapshotDict struct {
-	snap *scorch.IndexSnapshot
-	dict index.FieldDictContains
+// analysedText is what the content analyser makes of an expansion: its distinct terms, in order,
+// how many tokens, and a key naming the terms.
+type analysedText struct {
+	terms  []string
+	tokens int
+	key    string
 }
 
-// contentDictOf returns the content field's dictionary of r, the one kept in dicts when it is
-// r's snapshot's. Only a reader of that very snapshot uses a kept dictionary, so the segments it
+// analyses keeps what the content analyser made of expansions' texts: a lexicon's expansions
+// come from a fixed vocabulary and recur from query to query. It is emptied when it holds
+// maxAnalyses texts.
+var analyses struct {
+	sync.Mutex
+	m map[string]analysedText
+}
+
+const maxAnalyses = 1 << 16
+
+func analysed(text string) analysedText {
+	analyses.Lock()
+	a, ok := analyses.m[text]
+	analyses.Unlock()
+	if ok {
+		return a
+	}
+	tokens := contentAnalyzer.Analyze([]byte(text))
+	a = analysedText{terms: distinctTerms(tokens), tokens: len(tokens)}
+	for _, t := range a.terms {
+		a.key += t + " "
+	}
+	analyses.Lock()
+	if analyses.m == nil || len(analyses.m) >= maxAnalyses {
+		analyses.m = make(map[string]analysedText)
+	}
+	analyses.m[text] = a
+	analyses.Unlock()
+	return a
+}
+
+// snapshotDict is the content field's dictionary of one index snapshot, with the answers it has
+// given (at most maxKnownTerms; expansions recur from query to query).
+type snapshotDict struct {
+	snap  *scorch.IndexSnapshot
+	dict  index.FieldDictContains
+	mu    sync.Mutex
+	known map[string]bool
+}
+
+const maxKnownTerms = 1 << 16
+
+// contains reports whether the dictionary holds term.
+func (d *snapshotDict) contains(term string) (bool, error) {
+	d.mu.Lock()
+	ok, found := d.known[term]
+	d.mu.Unlock()
+	if found {
+		return ok, nil
+	}
+	ok, err := d.dict.Contains([]byte(term))
+	if err != nil {
+		return false, err
+	}
+	d.mu.Lock()
+	if d.known == nil || len(d.known) >= maxKnownTerms {
+		d.known = make(map[string]bool)
+	}
+	d.known[term] = ok
+	d.mu.Unlock()
+	return ok, nil
+}
+
+// contentDictOf returns the content field's dictionary of rc, the one kept in dicts when it is
+// rc's snapshot's. Only a reader of that very snapshot uses a kept dictionary, so the segments it
 // reads are open while it does (the reader holds the snapshot); look-ups only read it.
-func contentDictOf(r index.IndexReaderContains, dicts *atomic.Pointer[snapshotDict]) (index.FieldDictContains, error) {
-	snap, _ := r.(*scorch.IndexSnapshot)
+func contentDictOf(rc index.IndexReaderContains, dicts *atomic.Pointer[snapshotDict]) (*snapshotDict, error) {
+	snap, _ := rc.(*scorch.IndexSnapshot)
 	if dicts != nil && snap != nil {
 		if d := dicts.Load(); d != nil && d.snap == snap {
-			return d.dict, nil
+			return d, nil
 		}
 	}
-	dict, err := r.FieldDictContains(FieldContent)
+	dict, err := rc.FieldDictContains(FieldContent)
 	if err != nil {
 		return nil, err
 	}
+	d := &snapshotDict{snap: snap, dict: dict}
 	if dicts != nil && snap != nil {
-		dicts.Store(&snapshotDict{snap: snap, dict: dict})
+		dicts.Store(d)
 	}
-	return dict, nil
+	return d, nil
 }
 
 // lexical returns the best hits of q's expansions within q's scope and filters, with their

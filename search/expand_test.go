@@ -135,6 +135,9 @@ func TestExpansionDictionaryFollowsTheIndex(t *testing.T) {
 	if idx.contentDict.Load() != first {
 		t.Fatal("a second search of the same snapshot built another dictionary")
 	}
+	if ok, found := first.known["judo"]; !found || ok {
+		t.Fatalf("the dictionary's answer for judo: %v (kept: %v), want absent, kept", ok, found)
+	}
 	put(t, idx, doc("b", "s", "John: judo on Tuesdays"))
 	hits, err = idx.Search(ctx, q)
 	if err != nil {
