@@ -78,17 +78,31 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 	var hits []domain.IndexHit
 	if err == nil {
 		most := i.scopeHoldsMost(r, q.ScopeID)
+		// The expansions' query runs beside the words' own, on the same snapshot: neither needs
+		// the other's hits until they are merged.
+		var lex []domain.IndexHit
+		var lexErr error
+		done := make(chan struct{})
+		if len(q.Expansions) > 0 {
+			go func() {
+				defer close(done)
+				lex, lexErr = i.lexical(ctx, r, q, most)
+			}()
+		} else {
+			close(done)
+		}
 		if _, scorch := r.(*scorch.IndexSnapshot); scorch {
 			bq, conds := tq.placeBits(most)
 			hits, err = topHits(ctx, i.idx, r, bq, limit, &i.ids, conds)
 		} else {
 			hits, err = topHits(ctx, i.idx, r, tq.place(most), limit, &i.ids, nil)
 		}
-		if err == nil && len(q.Expansions) > 0 {
-			var lex []domain.IndexHit
-			if lex, err = i.lexical(ctx, r, q, most); err == nil {
-				hits = mergeLexical(hits, lex)
-			}
+		<-done
+		if err == nil {
+			err = lexErr
+		}
+		if err == nil {
+			hits = mergeLexical(hits, lex)
 		}
 	}
 	if err != nil {

@@ -523,7 +523,7 @@ func rawScaleChild(path string, stdout io.Writer) error {
 
 // rankQueries is how many of a size's queries rankScale asks of each ranking, after asking them
 // once untimed.
-const rankQueries = 200
+const rankQueries = 500
 
 // rankScale times searchMemory's ranking in process — today's, with the lexicon, and the previous
 // method's — on the same queries, alternating query by query, after a round of each that fills
