@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -222,8 +223,11 @@ func rebuildDamaged(dir, why string) (bleve.Index, error) {
 	return create(dir)
 }
 
-// openBleve opens the index, turning a panic of a damaged file into an error.
+// openBleve opens the index, turning a panic of a damaged file into an error. A damaged file is
+// read through a memory map (bolt maps root.bolt, and reads a truncated one past its end), so a
+// fault on that memory is a panic too, not a crash of the process.
 func openBleve(dir string) (idx bleve.Index, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			idx, err = nil, fmt.Errorf("opening the index panicked: %v", p)
