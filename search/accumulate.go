@@ -44,6 +44,14 @@ func (a *accumulator) reset(n int) {
 	a.touched = a.touched[:0]
 }
 
+// clear zeroes what the accumulator has touched.
+func (a *accumulator) clear() {
+	for _, d := range a.touched {
+		a.score[d], a.count[d] = 0, 0
+	}
+	a.touched = a.touched[:0]
+}
+
 func (a *accumulator) add(d uint32, s float64) {
 	if a.count[d] == 0 {
 		a.touched = append(a.touched, d)
@@ -208,8 +216,11 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 	}
 
 	acc := accumulators.Get().(*accumulator)
-	defer accumulators.Put(acc)
 	acc.reset(largest)
+	defer func() {
+		acc.clear() // a search that stopped mid-segment leaves scores behind
+		accumulators.Put(acc)
+	}()
 	next := make([]int, len(searchers))
 	coordOf := float64(len(cs))
 	b := newBest(limit)
@@ -252,9 +263,8 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 			if bits != nil && bits.Contains(d) {
 				b.add(scored{acc.score[d] * (float64(acc.count[d]) / coordOf), start + uint64(d)})
 			}
-			acc.score[d], acc.count[d] = 0, 0
 		}
-		acc.touched = acc.touched[:0]
+		acc.clear()
 	}
 	return rankKept(view, snap, b.h, b.ties, limit)
 }
