@@ -10,7 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	bsearch "github.com/blevesearch/bleve/v2/search"
+	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -110,8 +110,8 @@ func phraseOf(c expClause) (ph expPhrase, ok bool) {
 
 // scoreExpansions returns the limit best documents of snap for the disjunction of cs among those
 // meeting conds, best first, equal scores in id order, each with the score Bleve's
-// disjunction query of cs gives it.
-func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.IndexSnapshot, cs []expClause, conds []termCond, limit int, ids *idCache) ([]domain.IndexHit, error) {
+// disjunction query of cs gives it under TF-IDF, the index's scoring model (tfIDF).
+func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expClause, conds []termCond, limit int, ids *idCache) ([]domain.IndexHit, error) {
 	if limit <= 0 || len(cs) == 0 {
 		return []domain.IndexHit{}, nil
 	}
@@ -134,7 +134,6 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 	}
 
 	// Each clause's weight, as Bleve's searchers state it, makes the query's norm.
-	ctx = withScoringModel(ctx, m)
 	postings := func(term string) ([]segment.PostingsList, float64, error) {
 		pls := make([]segment.PostingsList, len(view.segs))
 		var docTerm uint64
@@ -149,12 +148,6 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 	}
 	var terms []expTerm
 	var phrases []expPhrase
-	var searchers []bsearch.Searcher // phrases of several words at a position, through Bleve
-	defer func() {
-		for _, s := range searchers {
-			_ = s.Close()
-		}
-	}()
 	sumOfSquaredWeights := 0.0
 	for _, c := range cs {
 		if c.term != "" {
@@ -169,13 +162,9 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 		}
 		ph, ok := phraseOf(c)
 		if !ok {
-			s, err := c.query().Searcher(ctx, snap, m, bsearch.SearcherOptions{})
-			if err != nil {
-				return nil, err
-			}
-			searchers = append(searchers, s)
-			sumOfSquaredWeights += s.Weight()
-			continue
+			// expansionClauses makes a phrase of a text of several tokens, and the content
+			// analyser puts one word at a position.
+			return nil, fmt.Errorf("search: the expansion %q is no phrase of one word a position", c.phrase)
 		}
 		ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
 		for w, word := range ph.words {
@@ -193,42 +182,19 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 	}
 	queryNorm := 1.0 / math.Sqrt(sumOfSquaredWeights)
 
-	// The matches of the phrases left to Bleve, in document order.
-	phraseHits := make([][]scored, len(searchers))
-	for j, s := range searchers {
-		s.SetQueryNorm(queryNorm)
-		sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: snap}
-		for {
-			dm, err := s.Next(sctx)
-			if err != nil {
-				return nil, err
-			}
-			if dm == nil {
-				break
-			}
-			num, err := docNum(dm.IndexInternalID)
-			if err != nil {
-				return nil, err
-			}
-			phraseHits[j] = append(phraseHits[j], scored{dm.Score, num})
-			sctx.DocumentMatchPool.Put(dm)
-		}
-	}
-
 	acc := accumulators.Get().(*accumulator)
 	acc.reset(largest)
 	defer func() {
 		acc.clear() // a search that stopped mid-segment leaves scores behind
 		accumulators.Put(acc)
 	}()
-	next := make([]int, len(searchers))
 	coordOf := float64(len(cs))
 	b := newBest(limit)
 	for k := range view.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		start, end := view.starts[k], view.starts[k+1]
+		start := view.starts[k]
 		for _, t := range terms {
 			pl := t.pls[k]
 			if pl == nil || pl.Count() == 0 {
@@ -251,11 +217,6 @@ func scoreExpansions(ctx context.Context, m mapping.IndexMapping, snap *scorch.I
 		for _, ph := range phrases {
 			if err := ph.score(k, start, queryNorm, acc); err != nil {
 				return nil, err
-			}
-		}
-		for j, hs := range phraseHits {
-			for ; next[j] < len(hs) && hs[next[j]].num < end; next[j]++ {
-				acc.add(uint32(hs[next[j]].num-start), hs[next[j]].score)
 			}
 		}
 		bits := filter.bits[k]
@@ -389,6 +350,12 @@ func termFreq(f uint64) float64 {
 		return sqrtOf[f]
 	}
 	return math.Sqrt(float64(f))
+}
+
+// tfIDF reports whether m scores with TF-IDF, as scoreExpansions does.
+func tfIDF(m mapping.IndexMapping) bool {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	return ok && (im.ScoringModel == "" || im.ScoringModel == index.TFIDFScoring)
 }
 
 // sqrtOf holds the square roots of small term frequencies, as Bleve's scorer does.

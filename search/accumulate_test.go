@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -42,6 +44,15 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The index scores with TF-IDF, so its searches take scoreExpansions; another model would not.
+	if !tfIDF(idx.idx.Mapping()) {
+		t.Fatal("the index's mapping is not TF-IDF: searches would not score expansions themselves")
+	}
+	bm25 := mapping.NewIndexMapping()
+	bm25.ScoringModel = index.BM25Scoring
+	if tfIDF(bm25) {
+		t.Fatal("a BM25 mapping taken for TF-IDF")
+	}
 	idx.mu.RLock()
 	defer idx.mu.RUnlock()
 	rd, err := openReader(idx.idx)
@@ -81,7 +92,7 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 				for _, limit := range []int{1, 10, 200} {
 					name := fmt.Sprintf("clauses %d, %s, filter %d, limit %d", ci, scope, fi, limit)
 					conds := append([]termCond{{field: FieldScope, terms: []string{scope}}}, f...)
-					got, err := scoreExpansions(ctx, idx.idx.Mapping(), snap, cs, conds, limit, &idx.ids)
+					got, err := scoreExpansions(ctx, snap, cs, conds, limit, &idx.ids)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
