@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/scorer"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
@@ -22,8 +22,8 @@ import (
 // expansions' query cost more than the words' own. scoreExpansions gives the scores Bleve's
 // disjunction gives (TF-IDF: each clause's score, summed over the clauses a document matches and
 // multiplied by the share of the clauses it matches) by adding each term's postings into an
-// array of scores, one segment at a time. Phrases, few and rare, go through Bleve's phrase
-// searcher, told the norm of the whole query as the disjunction would tell it.
+// array of scores, one segment at a time; a phrase is checked, from its words' positions, only
+// in the documents holding all its words.
 
 // accumulator holds one segment's running scores by local document number, and the numbers it
 // has touched.
@@ -67,45 +67,15 @@ type expTerm struct {
 	boost float64
 }
 
-// expPhrase is a phrase clause: its words by position, each word's postings in each segment
-// of the snapshot and its idf. Bleve's phrase searcher is a conjunction of a term searcher per
-// position: a document matching the phrase scores the sum of those terms' scores.
+// expPhrase is a phrase clause: its words by position (expClause), each word's postings in each
+// segment of the snapshot and its idf. Bleve's phrase searcher is a conjunction of a term
+// searcher per position: a document matching the phrase scores the sum of those terms' scores.
 type expPhrase struct {
 	slots []int // each position's word, an index into words; -1 for a stop word's gap
 	words []string
 	pls   [][]segment.PostingsList // by word, then segment
 	idf   []float64
 	boost float64
-}
-
-// phraseOf returns c's phrase by position as Bleve's match-phrase query analyses it; ok is false
-// when a position holds more than one word (the content analyser makes none such).
-func phraseOf(c expClause) (ph expPhrase, ok bool) {
-	tokens := contentAnalyzer.Analyze([]byte(c.phrase))
-	if len(tokens) == 0 {
-		return ph, false
-	}
-	first, last := tokens[0].Position, tokens[0].Position
-	for _, t := range tokens {
-		first, last = min(first, t.Position), max(last, t.Position)
-	}
-	ph = expPhrase{slots: make([]int, last-first+1), boost: c.boost}
-	for k := range ph.slots {
-		ph.slots[k] = -1
-	}
-	for _, t := range tokens {
-		w := slices.Index(ph.words, string(t.Term))
-		if w < 0 {
-			w = len(ph.words)
-			ph.words = append(ph.words, string(t.Term))
-		}
-		at := &ph.slots[t.Position-first]
-		if *at >= 0 && *at != w {
-			return ph, false
-		}
-		*at = w
-	}
-	return ph, true
 }
 
 // scoreExpansions returns the limit best documents of snap for the disjunction of cs among those
@@ -133,8 +103,17 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 		largest = max(largest, int(seg.FullSize()))
 	}
 
-	// Each clause's weight, as Bleve's searchers state it, makes the query's norm.
+	// Each clause's weight, as Bleve's searchers state it, makes the query's norm. A word of
+	// several clauses (a term and a phrase's word) is looked up once.
+	type lookup struct {
+		pls []segment.PostingsList
+		idf float64
+	}
+	looked := map[string]lookup{}
 	postings := func(term string) ([]segment.PostingsList, float64, error) {
+		if l, ok := looked[term]; ok {
+			return l.pls, l.idf, nil
+		}
 		pls := make([]segment.PostingsList, len(view.segs))
 		var docTerm uint64
 		for k, seg := range view.segs {
@@ -144,7 +123,9 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 			}
 			docTerm += pls[k].Count()
 		}
-		return pls, 1.0 + math.Log(float64(total)/float64(docTerm+1.0)), nil
+		l := lookup{pls, 1.0 + math.Log(float64(total)/float64(docTerm+1.0))}
+		looked[term] = l
+		return l.pls, l.idf, nil
 	}
 	var terms []expTerm
 	var phrases []expPhrase
@@ -160,12 +141,11 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 			terms = append(terms, t)
 			continue
 		}
-		ph, ok := phraseOf(c)
-		if !ok {
-			// expansionClauses makes a phrase of a text of several tokens, and the content
-			// analyser puts one word at a position.
+		if c.slots == nil {
+			// The content analyser puts one word at a position (analysed).
 			return nil, fmt.Errorf("search: the expansion %q is no phrase of one word a position", c.phrase)
 		}
+		ph := expPhrase{slots: c.slots, words: c.words, boost: c.boost}
 		ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
 		for w, word := range ph.words {
 			if ph.pls[w], ph.idf[w], err = postings(word); err != nil {
@@ -253,9 +233,9 @@ func (ph *expPhrase) score(k int, start uint64, queryNorm float64, acc *accumula
 			}
 		}
 	}
-	all := roaring.FastAnd(docs...)
-	if len(docs) == 1 {
-		all = docs[0]
+	all := docs[0]
+	if len(docs) > 1 {
+		all = roaring.FastAnd(docs...)
 	}
 	if all.IsEmpty() {
 		return nil
@@ -346,8 +326,8 @@ func (pi *phraseIterator) to(num uint64) (segment.Posting, error) {
 
 // termFreq is the square root of a term's frequency, as Bleve's scorer takes it.
 func termFreq(f uint64) float64 {
-	if f < uint64(len(sqrtOf)) {
-		return sqrtOf[f]
+	if f < scorer.MaxSqrtCache {
+		return scorer.SqrtCache[f]
 	}
 	return math.Sqrt(float64(f))
 }
@@ -357,12 +337,3 @@ func tfIDF(m mapping.IndexMapping) bool {
 	im, ok := m.(*mapping.IndexMappingImpl)
 	return ok && (im.ScoringModel == "" || im.ScoringModel == index.TFIDFScoring)
 }
-
-// sqrtOf holds the square roots of small term frequencies, as Bleve's scorer does.
-var sqrtOf = func() []float64 {
-	out := make([]float64, 64)
-	for k := range out {
-		out[k] = math.Sqrt(float64(k))
-	}
-	return out
-}()

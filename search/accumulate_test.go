@@ -70,14 +70,18 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 	term := func(w string, boost float64) expClause {
 		return expClause{term: string(contentAnalyzer.Analyze([]byte(w))[0].Term), boost: boost}
 	}
+	phrase := func(text string, boost float64) expClause {
+		a := analysed(text)
+		return expClause{phrase: text, words: a.terms, slots: a.slots, boost: boost}
+	}
 	clauseSets := [][]expClause{
 		{term("coffee", 1)},
 		{term("memory", 1), term("graph", 0.5), term("oslo", 0.25)},
-		{{phrase: "golden river", boost: 1}, term("river", 0.5), term("lunch", 0.7)},
-		{{phrase: "golden river", boost: 0.3}, {phrase: "train station", boost: 1}},
+		{phrase("golden river", 1), term("river", 0.5), term("lunch", 0.7)},
+		{phrase("golden river", 0.3), phrase("train station", 1)},
 		// Stop words leave gaps; a word may repeat.
-		{{phrase: "walk to the museum", boost: 1}, {phrase: "golden golden", boost: 0.8}, {phrase: "river river golden", boost: 0.5}},
-		{{phrase: "museum walk", boost: 1}, term("museum", 0.2), {phrase: "walk the museum", boost: 0.6}},
+		{phrase("walk to the museum", 1), phrase("golden golden", 0.8), phrase("river river golden", 0.5)},
+		{phrase("museum walk", 1), term("museum", 0.2), phrase("walk the museum", 0.6)},
 	}
 	// A broad category: as many clauses as are searched, frequent words among them.
 	var many []expClause

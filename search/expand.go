@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -30,7 +31,11 @@ const (
 type expClause struct {
 	term   string // the term of a one-word expansion; "" for a phrase
 	phrase string // the text of a phrase
-	boost  float64
+	// A phrase's distinct words, and each position's word (an index into words, -1 for a stop
+	// word's gap); slots is nil when a position holds several words. Shared: read only.
+	words []string
+	slots []int
+	boost float64
 }
 
 // query is c as a Bleve query.
@@ -122,17 +127,19 @@ func expansionClauses(ctx context.Context, r index.IndexReader, q domain.IndexQu
 			clauses = append(clauses, expClause{term: a.terms[0], boost: e.Weight})
 			continue
 		}
-		clauses = append(clauses, expClause{phrase: text, boost: e.Weight})
+		clauses = append(clauses, expClause{phrase: text, words: a.terms, slots: a.slots, boost: e.Weight})
 	}
 	return clauses, nil
 }
 
 // analysedText is what the content analyser makes of an expansion: its distinct terms, in order,
-// how many tokens, and a key naming the terms.
+// how many tokens, a key naming the terms, and each position's term as Bleve's match-phrase query
+// places them (an index into terms, -1 for a stop word's gap; nil when a position holds two).
 type analysedText struct {
 	terms  []string
 	tokens int
 	key    string
+	slots  []int
 }
 
 // analyses keeps what the content analyser made of expansions' texts: a lexicon's expansions
@@ -157,6 +164,7 @@ func analysed(text string) analysedText {
 	for _, t := range a.terms {
 		a.key += t + " "
 	}
+	a.slots = phraseSlots(tokens, a.terms)
 	analyses.Lock()
 	if analyses.m == nil || len(analyses.m) >= maxAnalyses {
 		analyses.m = make(map[string]analysedText)
@@ -164,6 +172,32 @@ func analysed(text string) analysedText {
 	analyses.m[text] = a
 	analyses.Unlock()
 	return a
+}
+
+// phraseSlots returns each position's term of tokens, from the first token's position to the
+// last's, as an index into terms (-1 where no token is: a stop word's gap); nil when there is no
+// token or a position holds two terms.
+func phraseSlots(tokens analysis.TokenStream, terms []string) []int {
+	if len(tokens) == 0 {
+		return nil
+	}
+	first, last := tokens[0].Position, tokens[0].Position
+	for _, t := range tokens {
+		first, last = min(first, t.Position), max(last, t.Position)
+	}
+	slots := make([]int, last-first+1)
+	for k := range slots {
+		slots[k] = -1
+	}
+	for _, t := range tokens {
+		w := slices.Index(terms, string(t.Term))
+		at := &slots[t.Position-first]
+		if *at >= 0 && *at != w {
+			return nil
+		}
+		*at = w
+	}
+	return slots
 }
 
 // snapshotDict is the content field's dictionary of one index snapshot, with the answers it has
