@@ -15,7 +15,7 @@ import (
 const MemoryFields = `id scopeId content kind tier suggestedTier metadata tags occurredAt createdAt updatedAt salience importance claimed claimedAt accessCount lastAccessedAt state sessionId version`
 
 // RankedFields selects a RankedMemory.
-const RankedFields = `memory { ` + MemoryFields + ` } score reason textScore salience activation via { sourceId targetId type strength }`
+const RankedFields = `memory { ` + MemoryFields + ` } score reason textScore salience activation via { sourceId targetId type strength } viaFacet { type value episodeId memoryId }`
 
 // NotificationFields selects a Notification of any of the three kinds.
 const NotificationFields = `__typename id scopeId instanceId timestamp
@@ -38,6 +38,14 @@ type Via struct {
 	Strength float64 `json:"strength"`
 }
 
+// ViaFacet is the facet a FACET result was reached through.
+type ViaFacet struct {
+	Type      string `json:"type"`
+	Value     string `json:"value"`
+	EpisodeID string `json:"episodeId"`
+	MemoryID  string `json:"memoryId"`
+}
+
 // RankedMemory is a search, resonate or total recall result.
 type RankedMemory struct {
 	Memory     domain.Memory `json:"memory"`
@@ -47,6 +55,7 @@ type RankedMemory struct {
 	Salience   float64       `json:"salience"`
 	Activation float64       `json:"activation"`
 	Via        *Via          `json:"via"`
+	ViaFacet   *ViaFacet     `json:"viaFacet"`
 	Depth      int           `json:"depth"`
 }
 

@@ -214,3 +214,11 @@ type ChatModel interface {
 	Complete(ctx context.Context, messages []ChatMessage) (string, error)
 	Model() string
 }
+
+// SharedFacetReader reads what spreading activation over facets needs.
+type SharedFacetReader interface {
+	// SharedFacets returns the facets of the given types of episodes of the scope (own), and
+	// the facets of the same types and values in the scope's other episodes (shared; a bounded
+	// number of them).
+	SharedFacets(ctx context.Context, scopeID string, episodeIDs, types []string) (own, shared []*Facet, err error)
+}

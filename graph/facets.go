@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -222,4 +225,142 @@ func (s *Store) Facets(ctx context.Context, scopeID string, f domain.FacetFilter
 		return a.ID < b.ID
 	})
 	return out, nil
+}
+
+// facetTypeRE is what a facet type SharedFacets is asked for may be: it is written into the query.
+var facetTypeRE = regexp.MustCompile(`^[a-z][a-z_]{0,63}$`)
+
+// MaxSharedFacets bounds how many facets SharedFacets reads for the values of its episodes: a
+// value many episodes share says little of any one of them, and the read stays bounded.
+const MaxSharedFacets = 2000
+
+// sharedFacetFields are what spreading over facets reads of a facet: not its document.
+const sharedFacetFields = `tr.id tr.scope fc.type fc.value fc.episode fc.memory fc.confidence`
+
+// SharedFacets returns the facets of the given types of episodes of the scope (own), and the
+// facets of the same types and values in the scope's other episodes (shared, from at most
+// MaxSharedFacets read). The facets carry no metadata. The embedded store keeps what it read in
+// its read cache until a facet is written.
+func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, types []string) (own, shared []*domain.Facet, err error) {
+	episodeIDs = validIDs(episodeIDs)
+	if len(episodeIDs) == 0 || len(types) == 0 || !domain.ValidID(scopeID) {
+		return nil, nil, nil
+	}
+	typeList := make([]string, 0, len(types))
+	for _, t := range types {
+		if !facetTypeRE.MatchString(t) {
+			return nil, nil, domain.FieldErrorf("types", "%q is not a facet type", t)
+		}
+		typeList = append(typeList, `"`+t+`"`)
+	}
+	slices.Sort(typeList)
+	typeList = slices.Compact(typeList)
+	tk := strings.Join(typeList, ",")
+	byType := `eq(fc.type, [` + tk + `])`
+	var e uint64
+	if s.cache != nil {
+		e = s.cache.begin()
+		defer s.cache.end(e)
+	}
+	// The episodes' own facets: from the cache, the rest in one read.
+	ownOf, miss := s.cache.episodeFacets(tk, episodeIDs)
+	if len(miss) > 0 {
+		var r struct {
+			Q []facetNode `json:"q"`
+		}
+		if err := s.read(ctx, `{ q(func: eq(fc.episode, `+idList(miss)+`)) @filter(`+byType+`) { `+sharedFacetFields+` } }`, nil, &r); err != nil {
+			return nil, nil, err
+		}
+		read := make(map[string][]*domain.Facet, len(miss))
+		for _, id := range miss {
+			read[id] = nil
+		}
+		for i := range r.Q {
+			f := r.Q[i].lite()
+			read[f.EpisodeID] = append(read[f.EpisodeID], f)
+		}
+		s.cache.fillEpisodeFacets(e, tk, read)
+		for id, fs := range read {
+			ownOf[id] = fs
+		}
+	}
+	src := map[string]bool{}
+	var keys []string
+	seen := map[string]bool{}
+	for _, id := range episodeIDs {
+		src[id] = true
+		for _, f := range ownOf[id] {
+			if f.ScopeID != scopeID {
+				continue
+			}
+			own = append(own, f)
+			if k := facetKey(scopeID, f.Type, f.Value); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return own, nil, nil
+	}
+	// The holders of the episodes' values: from the cache, the rest in one read through
+	// fc.value's index. Type and scope filter the few nodes it finds (the engine compares their
+	// values rather than reading the index of either).
+	holders, missKeys := s.cache.valueFacets(keys)
+	if len(missKeys) > 0 {
+		vals := map[string]bool{}
+		var list []string
+		for _, k := range missKeys {
+			_, _, v := splitFacetKey(k)
+			if !vals[v] {
+				vals[v] = true
+				list = append(list, quote(v))
+			}
+		}
+		var r struct {
+			Q []facetNode `json:"q"`
+		}
+		q := `query q($s: string) { q(func: eq(fc.value, [` + strings.Join(list, ",") + `]), first: ` + fmt.Sprint(MaxSharedFacets) +
+			`) @filter(` + byType + ` AND eq(tr.scope, $s)) { ` + sharedFacetFields + ` } }`
+		if err := s.read(ctx, q, map[string]string{"$s": scopeID}, &r); err != nil {
+			return nil, nil, err
+		}
+		read := make(map[string][]*domain.Facet, len(missKeys))
+		for _, k := range missKeys {
+			read[k] = nil
+		}
+		for i := range r.Q {
+			f := r.Q[i].lite()
+			if k := facetKey(f.ScopeID, f.Type, f.Value); seen[k] {
+				read[k] = append(read[k], f)
+			}
+		}
+		if len(r.Q) < MaxSharedFacets {
+			s.cache.fillValueFacets(e, read)
+		}
+		for k, fs := range read {
+			holders[k] = fs
+		}
+	}
+	for _, k := range keys {
+		for _, f := range holders[k] {
+			if !src[f.EpisodeID] {
+				shared = append(shared, f)
+			}
+		}
+	}
+	return own, shared, nil
+}
+
+// lite is the facet without its document, as SharedFacets reads it.
+func (n *facetNode) lite() *domain.Facet {
+	return &domain.Facet{ID: n.ID, ScopeID: n.Scope, EpisodeID: n.Episode, MemoryID: n.Memory, Type: n.Type,
+		Value: n.Value, Confidence: n.Confidence}
+}
+
+func facetKey(scopeID, typ, value string) string { return scopeID + "\x00" + typ + "\x00" + value }
+
+func splitFacetKey(k string) (scopeID, typ, value string) {
+	p := strings.SplitN(k, "\x00", 3)
+	return p[0], p[1], p[2]
 }

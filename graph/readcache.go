@@ -59,7 +59,16 @@ type readCache struct {
 	entries map[string]*xEntry
 	uids    map[string]string // uid → memory id, for invalidation
 	persons map[string][]string
+	// Spreading over facets: the facets of episodes (by types and episode id) and the holders
+	// of a facet value (by scope, type and value), dropped with the persons lists; facetCount
+	// is how many facets they hold, at most maxCachedFacets.
+	epFacets, valFacets map[string][]*domain.Facet
+	facetCount          int
 }
+
+// maxCachedFacets bounds the facets the read cache keeps for spreading over facets (about
+// 300 bytes each).
+const maxCachedFacets = 50000
 
 // cachedMemory is a memory as the cache holds it: the record alone, which a patch replaces
 // (never changes: readers may hold it).
@@ -116,6 +125,7 @@ func newReadCacheParts(budget, walks int) *readCache {
 	return &readCache{budget: budget, walkBudget: max(walks, 0), dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
 		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
+		epFacets: map[string][]*domain.Facet{}, valFacets: map[string][]*domain.Facet{},
 		entries: map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
 }
 
@@ -565,6 +575,85 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 	c.persons[scopeID] = names
 }
 
+// dropFacets forgets the facets kept for spreading. Under c.mu.
+func (c *readCache) dropFacets() {
+	c.epFacets, c.valFacets, c.facetCount = map[string][]*domain.Facet{}, map[string][]*domain.Facet{}, 0
+}
+
+// episodeFacets returns the kept facets of types tk of the episodes ids, and the ids not kept.
+// A nil cache keeps nothing.
+func (c *readCache) episodeFacets(tk string, ids []string) (map[string][]*domain.Facet, []string) {
+	out := make(map[string][]*domain.Facet, len(ids))
+	if c == nil {
+		return out, ids
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var miss []string
+	for _, id := range ids {
+		if fs, ok := c.epFacets[tk+"\x00"+id]; ok {
+			out[id] = fs
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	return out, miss
+}
+
+// valueFacets returns the kept holders of the facet keys, and the keys not kept.
+func (c *readCache) valueFacets(keys []string) (map[string][]*domain.Facet, []string) {
+	out := make(map[string][]*domain.Facet, len(keys))
+	if c == nil {
+		return out, keys
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var miss []string
+	for _, k := range keys {
+		if fs, ok := c.valFacets[k]; ok {
+			out[k] = fs
+		} else {
+			miss = append(miss, k)
+		}
+	}
+	return out, miss
+}
+
+func (c *readCache) fillEpisodeFacets(e uint64, tk string, read map[string][]*domain.Facet) {
+	c.fillFacets(e, func() {
+		for id, fs := range read {
+			c.epFacets[tk+"\x00"+id] = fs
+			c.facetCount += len(fs) + 1
+		}
+	})
+}
+
+func (c *readCache) fillValueFacets(e uint64, read map[string][]*domain.Facet) {
+	c.fillFacets(e, func() {
+		for k, fs := range read {
+			c.valFacets[k] = fs
+			c.facetCount += len(fs) + 1
+		}
+	})
+}
+
+// fillFacets runs fill unless a facet was written since epoch e; past maxCachedFacets the kept
+// facets are dropped first.
+func (c *readCache) fillFacets(e uint64, fill func()) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e < c.cleared || e < c.facets {
+		return
+	}
+	if c.facetCount > maxCachedFacets {
+		c.dropFacets()
+	}
+	fill()
+}
+
 // makeRoom evicts arbitrary entries of one part of the cache (the walk's, or the records')
 // until size more fits its budget. Under c.mu.
 func (c *readCache) makeRoom(walk bool, size int) {
@@ -723,6 +812,7 @@ func (c *readCache) written(sets, dels []map[string]any) {
 	if facets {
 		c.facets = c.epoch
 		c.persons = map[string][]string{}
+		c.dropFacets()
 		for u, xe := range c.entries {
 			c.walkUsed -= xe.bytes()
 			delete(c.entries, u)
@@ -839,6 +929,7 @@ func (c *readCache) clear() {
 	c.entries = map[string]*xEntry{}
 	c.eps = map[string]*cachedMembers{}
 	c.persons = map[string][]string{}
+	c.dropFacets()
 	c.used, c.walkUsed = 0, 0
 }
 

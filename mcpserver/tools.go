@@ -130,6 +130,10 @@ type rankedOut struct {
 	ViaMemoryID string  `json:"via_memory_id,omitempty"`
 	ViaType     string  `json:"via_type,omitempty"`
 	ViaStrength float64 `json:"via_strength,omitempty"`
+	// ViaFacetType and ViaFacetValue name the facet (entity or topic) a facet hit was reached
+	// through.
+	ViaFacetType  string `json:"via_facet_type,omitempty"`
+	ViaFacetValue string `json:"via_facet_value,omitempty"`
 }
 
 func rankedOuts(rs []*recall.RankedMemory) []rankedOut {
@@ -139,6 +143,9 @@ func rankedOuts(rs []*recall.RankedMemory) []rankedOut {
 			Activation: r.Activation, Depth: r.Depth}
 		if r.Via != nil {
 			o.ViaMemoryID, o.ViaType, o.ViaStrength = r.Via.SourceID, string(r.Via.Type), r.Via.Strength
+		}
+		if r.ViaFacet != nil {
+			o.ViaFacetType, o.ViaFacetValue = r.ViaFacet.Type, r.ViaFacet.Value
 		}
 		out = append(out, o)
 	}
@@ -155,6 +162,9 @@ func rankedText(head string, rs []*recall.RankedMemory) string {
 		l := client.MemoryLine(r.Memory, 0) + fmt.Sprintf(" (score %.3f, %s", r.Score, strings.ToLower(string(r.Reason)))
 		if r.Via != nil {
 			l += fmt.Sprintf(" via %s %s", strings.ToLower(string(r.Via.Type)), r.Via.SourceID)
+		}
+		if r.ViaFacet != nil {
+			l += fmt.Sprintf(" via %s %q", r.ViaFacet.Type, r.ViaFacet.Value)
 		}
 		lines = append(lines, l+")")
 	}

@@ -284,6 +284,13 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 	out.ImportTook, out.RawIndexing = pct(importTimes, 50), pct(rawTimes, 50)
 	out.Rounds = len(importTimes)
 
+	// The built-in entity and topic analyses, as a mind would run them, give the ranking facets
+	// to spread over.
+	for _, cv := range convs {
+		if err := analyseFacets(ctx, cx, cv.scope); err != nil {
+			return nil, err
+		}
+	}
 	maxK := evalKs[len(evalKs)-1]
 	if out.Variants, err = evalVariants(st, idx, sf.mnemonic.Embedder, sf.sensitivity); err != nil {
 		return nil, err
@@ -461,6 +468,11 @@ func storeRound(ctx context.Context, cx *cortex.Cortex, idx domain.Index, varian
 	settleStart := time.Now()
 	out.Settle = waitConsumers(cx).Sub(settleStart)
 	for _, cv := range convs {
+		if err := analyseFacets(ctx, cx, cv.scope); err != nil {
+			return nil, err
+		}
+	}
+	for _, cv := range convs {
 		for _, q := range cv.c.Questions {
 			if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
 				continue
@@ -593,4 +605,14 @@ func printEval(w io.Writer, r *evalResult) {
 	}
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p50", ms(pct(r.Latency, 50)), ms(pct(r.RawLatency, 50)))
 	fmt.Fprintf(w, "%-44s %10.2fms   %7.2fms raw Bleve top-20 query, same index\n", "search latency p99", ms(pct(r.Latency, 99)), ms(pct(r.RawLatency, 99)))
+}
+
+// analyseFacets runs the built-in entity and topic analyses over every episode of a scope.
+func analyseFacets(ctx context.Context, cx *cortex.Cortex, scopeID string) error {
+	for _, t := range []string{"entities", "topics"} {
+		if _, err := cx.Analyze(ctx, cortex.AnalyzeInput{ScopeID: scopeID, Type: t}); err != nil {
+			return fmt.Errorf("analyse %s: %w", t, err)
+		}
+	}
+	return nil
 }

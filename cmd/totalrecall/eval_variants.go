@@ -26,7 +26,7 @@ type evalVariant struct {
 // previousWeights are the weights of the method before the lexicon's expansions.
 func previousWeights() recall.Weights {
 	w := recall.DefaultWeights
-	w.Lexical, w.Answer, w.Told, w.When, w.Order, w.Diversity, w.Neighbour2 = 0, 0, 0, 0, 0, 0, 0
+	w.Lexical, w.Answer, w.Told, w.When, w.Order, w.Diversity, w.Neighbour2, w.Facet = 0, 0, 0, 0, 0, 0, 0, 0
 	return w
 }
 
@@ -61,6 +61,7 @@ func evalVariants(st domain.Store, idx domain.Index, emb domain.Embedder, sensit
 		{"Wo (order)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Order *= f }},
 		{"Wx (lexical)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Lexical *= f }},
 		{"Wv (diversity)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Diversity *= f }},
+		{"Wf (facet)", func(w *recall.Weights, _ *lexicon.Params, f float64) { w.Facet *= f }},
 		{"inflection", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WInflection *= f }},
 		{"synonym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WSynonym *= f }},
 		{"hyponym", func(_ *recall.Weights, p *lexicon.Params, f float64) { p.WHyponym *= f }},
@@ -91,8 +92,9 @@ const spreadWeight = 0.5
 
 // storeVariants are the variants asked of the conversations stored through storeMemory, where
 // the Synapse made PERSON and THEMATIC associations (an import makes none): the previous method
-// (the import's first variant, with sums of its own here), and the ranking with spreading
-// activation over those associations at Wg = spreadWeight, halved and doubled.
+// (the import's first variant, with sums of its own here), the ranking without spreading over
+// facets, and the ranking with spreading activation over those associations at Wg =
+// spreadWeight, halved and doubled.
 func storeVariants(st domain.Store, idx domain.Index, emb domain.Embedder, imported []*evalVariant) ([]*evalVariant, error) {
 	var out []*evalVariant
 	if len(imported) > 0 {
@@ -102,6 +104,10 @@ func storeVariants(st domain.Store, idx domain.Index, emb domain.Embedder, impor
 	if err != nil {
 		return nil, err
 	}
+	// What spreading over facets brings where the Synapse has also connected the memories.
+	noFacet := recall.DefaultWeights
+	noFacet.Facet = 0
+	out = append(out, &evalVariant{name: "without spreading over facets (Wf 0)", rec: &recall.Recall{Store: st, Index: idx, Embedder: emb, Lexicon: lex, Weights: &noFacet}})
 	for _, f := range []float64{1, 0.5, 2} {
 		w := recall.DefaultWeights
 		w.Associate = spreadWeight * f

@@ -34,10 +34,16 @@ import (
 //	g(d)  = max over PERSON and THEMATIC associations j of d of  strength·t(j)
 //	                                                           spreading activation: what is
 //	        associated with a match (the same person, the same thing) is reached by it
-//	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d)                   We = 0.4, Wg = 0 (off: measured
+//	f(d)  = max over the entity and topic facets v that d's episode F shares with one of the
+//	        FacetFanout best matching episodes E, when d is where F first raised v, of
+//	        conf(F,v)·conf(E,v)·energy(E)/best energy / √(episodes holding v)
+//	                                                           spreading over facets: another
+//	        episode on the same thing (the same entity, the same topic) is reached where it
+//	        raises it; facets come from the entity and topic analyses
+//	r(d)  = t(d) + n(d) + We·e(d) + Wg·g(d) + Wf·f(d)        We = 0.4, Wg = 0 (off: measured
 //	        on LoCoMo stored through storeMemory, Wg = 0.5 and 1.0 lose single-hop questions more
 //	        than they gain multi-hop ones, 0.25 gains little and its associations are more
-//	        candidates to read; see docs/recall.md)
+//	        candidates to read; see docs/recall.md), Wf = 0.25
 //	p(d)  = 1 + Wp  when d was said by a person the query names (a person facet of the scope;
 //	        the speaker its metadata or its "Name: " opening names), else 1   Wp = 0.6
 //	c(d)  = 1 + Wc·near(d)  where near is 1 when d occurred inside a time window the query names
@@ -61,8 +67,9 @@ import (
 // Without episodes, neighbours, persons or time cues every factor is neutral and the ranking is
 // by text relevance and salience alone: Wt·t + Ws·salience. Candidates are the best SeedSize
 // text hits, the best hits inside the query's time windows, the seeds' temporal neighbours and
-// the members of the EpisodeFanout best-matching episodes; one that matches no word has reason
-// CONTEXT.
+// the members of the EpisodeFanout best-matching episodes and the FacetCandidates memories best
+// reached over facets; one that matches no word has reason CONTEXT, or FACET (naming the facet)
+// when f brought it above all.
 //
 // Hybrid search. When an Embedder is configured and the scope has vectors, the query is embedded
 // and its nearest memories fused with the ranking above by reciprocal rank fusion:
@@ -87,6 +94,12 @@ const (
 	WAssociate  = 0.0
 	WDiversity  = 0.5
 	WNeighbour2 = 0.25
+	WFacet      = 0.25
+	// FacetFanout is how many of the best matching episodes lend their entity and topic facets
+	// to spreading activation over facets.
+	FacetFanout = 5
+	// FacetCandidates is how many memories reached through facets join the candidates.
+	FacetCandidates = 20
 	// AssociateFanout is how many of the best text hits lend their PERSON and THEMATIC
 	// associations as candidates.
 	AssociateFanout = 20
@@ -108,12 +121,12 @@ const (
 // Weights are the weights of the ranking, as one value: DefaultWeights are the constants above.
 // An evaluation varies them one at a time to show how much the recall depends on each.
 type Weights struct {
-	Neighbour, Neighbour2, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity float64
+	Neighbour, Neighbour2, Answer, Episode, Person, TimeCue, Told, When, Order, Lexical, Associate, Diversity, Facet float64
 }
 
 // DefaultWeights are the documented weights.
 var DefaultWeights = Weights{Neighbour: WNeighbour, Neighbour2: WNeighbour2, Answer: WAnswer, Episode: WEpisode, Person: WPerson, TimeCue: WTimeCue,
-	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate, Diversity: WDiversity}
+	Told: WTold, When: WWhen, Order: WOrder, Lexical: WLexical, Associate: WAssociate, Diversity: WDiversity, Facet: WFacet}
 
 // Reasons of hits ranked in context.
 const (
@@ -122,6 +135,9 @@ const (
 	// ReasonContext marks a memory found through what surrounds a text hit (its temporal
 	// neighbours, the episode that matches) without matching the words itself.
 	ReasonContext Reason = "CONTEXT"
+	// ReasonFacet marks a memory found through a facet (an entity or topic) its episode shares
+	// with the episodes that match best, without matching the words itself.
+	ReasonFacet Reason = "FACET"
 )
 
 func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFilter, cr domain.RecallContextReader) ([]*RankedMemory, error) {
@@ -297,6 +313,20 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 			addCand(it)
 		}
 	}
+	// Spreading activation over facets: where another episode raises an entity or a topic of
+	// the episodes that match best, the memory raising it joins the candidates.
+	var fa facetActivation
+	if wt.Facet > 0 && bestEnergy > 0 {
+		if fr, ok := r.Store.(domain.SharedFacetReader); ok {
+			if fa, err = spreadOverFacets(ctx, fr, q.ScopeID, energy, bestEnergy); err != nil {
+				wg.Wait()
+				return nil, err
+			}
+			for _, id := range topKeys(fa.act, FacetCandidates) {
+				addCand(id)
+			}
+		}
+	}
 	// Spreading activation: what the best matches are associated with (the same person, the
 	// same thing) joins the candidates, though its words may say nothing of the query.
 	if wt.Associate > 0 {
@@ -365,9 +395,13 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 	}
 	rel := make(map[*RankedMemory]float64, len(cands))
 	via := map[*RankedMemory]*domain.Association{}
+	viaFacet := map[*RankedMemory]*domain.Facet{}
 	top := 0.0
 	for _, c := range cands {
 		v := c.TextScore
+		// around is what the conversation around c adds; what a result was reached through above
+		// all (an association, a facet) is named by it.
+		around, spread := 0.0, 0.0
 		if mc := mctx[c.Memory.ID]; mc != nil {
 			nb := neighbourRelevance(c.Memory, mc, mctx, loaded, textOf, wt)
 			ep := 0.0
@@ -376,7 +410,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 					ep = max(ep, energy[e]/bestEnergy)
 				}
 			}
-			v += nb + wt.Episode*ep
+			around = nb + wt.Episode*ep
+			v += around
 			if wt.Associate > 0 {
 				g, from := 0.0, domain.Neighbour{}
 				for _, a := range mc.Associated {
@@ -385,10 +420,19 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 					}
 				}
 				v += wt.Associate * g
-				if g > 0 && wt.Associate*g > nb+wt.Episode*ep {
+				if g > 0 && wt.Associate*g > around {
 					// Reached above all through an association: the result names it.
 					via[c] = &domain.Association{SourceID: from.ID, TargetID: c.Memory.ID, ScopeID: q.ScopeID, Type: from.Type, Strength: from.Strength}
+					spread = wt.Associate * g
 				}
+			}
+		}
+		if a := fa.act[c.Memory.ID]; a > 0 {
+			v += wt.Facet * a
+			if wt.Facet*a > max(around, spread) {
+				// Reached above all through a facet its episode shares with the best matches.
+				delete(via, c)
+				viaFacet[c] = fa.via[c.Memory.ID]
 			}
 		}
 		if len(persons) > 0 {
@@ -430,6 +474,8 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 				c.Reason = ReasonContext
 				if a := via[c]; a != nil {
 					c.Reason, c.Via, c.Activation = ReasonAssociation, a, c.TextScore
+				} else if f := viaFacet[c]; f != nil {
+					c.Reason, c.ViaFacet, c.Activation = ReasonFacet, f, c.TextScore
 				}
 			} else if textOf.lexicalOnly(c.Memory.ID) {
 				c.Reason = ReasonLexical

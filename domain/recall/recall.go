@@ -49,6 +49,9 @@ type RankedMemory struct {
 	Salience   float64
 	Activation float64 // association hits: parent score · strength · Decay
 	Via        *domain.Association
+	// ViaFacet is the facet a FACET result was reached through: the entity or topic its episode
+	// shares with an episode that matches the query, found first in this memory.
+	ViaFacet *domain.Facet
 	// Depth is how many associations away from a source a total recall found the memory.
 	Depth int
 }

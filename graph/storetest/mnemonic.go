@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +31,7 @@ func mnemonicTests() []struct {
 		{"EpisodesRechunked", testEpisodesRechunked},
 		{"ConcurrentIngestCreatesOnce", testConcurrentIngest},
 		{"FacetsReplacedPerRun", testFacetsReplaced},
+		{"SharedFacets", testSharedFacets},
 		{"AgentsLedger", testAgentsLedger},
 		{"RecallContext", testRecallContext},
 		{"Vectors", testVectors},
@@ -425,6 +428,95 @@ func testFacetsReplaced(t *testing.T, st domain.Store) {
 	one, err := st.(domain.FacetStore).Facets(ctx, sc.ID, domain.FacetFilter{Value: "Dee"})
 	if err != nil || len(one) != 1 {
 		t.Fatalf("facets by value = %+v, %v", one, err)
+	}
+}
+
+// sharedNasty is a facet value with the metacharacters of DQL and N-Quads.
+const sharedNasty = `Quote "Bar" \ {x} <y> . _:b # $v`
+
+// topicRun is a run of the topics analysis over ep with facets "type:value@confidence", each
+// found in the episode's first memory.
+func topicRun(sc string, ep *domain.Episode, facets ...[3]string) (*domain.AnalysisType, *domain.AnalysisRun, []*domain.Facet) {
+	at := &domain.AnalysisType{ID: domain.DeriveID(sc, "type", "topics"), ScopeID: sc, Name: "topics", Version: "1",
+		OutputType: "structured", CreatedAt: t0, UpdatedAt: t0}
+	run := &domain.AnalysisRun{ID: domain.DeriveID(sc, "run", at.ID, ep.ID), ScopeID: sc, TypeID: at.ID, TypeName: at.Name,
+		EpisodeID: ep.ID, Status: domain.RunCompleted, CreatedAt: t0}
+	var fs []*domain.Facet
+	for _, f := range facets {
+		var conf float64
+		fmt.Sscan(f[2], &conf)
+		fs = append(fs, &domain.Facet{ID: domain.DeriveID(sc, "facet", run.ID, f[0], f[1]), ScopeID: sc, RunID: run.ID,
+			EpisodeID: ep.ID, MemoryID: ep.Items[0], Type: f[0], Value: f[1], Confidence: conf, CreatedAt: t0})
+	}
+	return at, run, fs
+}
+
+// testSharedFacets: the entity and topic facets of episodes, and the other episodes of the same
+// scope holding their values — not other types, not other scopes; values with quotes, DQL and
+// N-Quad metacharacters and non-ASCII text match exactly; a re-run's facets are seen at once.
+func testSharedFacets(t *testing.T, st domain.Store) {
+	ctx := context.Background()
+	is := ingestStore(t, st)
+	fr, ok := st.(domain.SharedFacetReader)
+	if !ok {
+		t.Fatal("store does not implement domain.SharedFacetReader")
+	}
+	sc, other := mustScope(t, st), mustScope(t, st)
+	ingest := func(scope string, b *domain.IngestBatch, facets ...[3]string) *domain.Episode {
+		t.Helper()
+		at, run, fs := topicRun(scope, b.Episodes[0], facets...)
+		b.AnalysisTypes, b.Runs, b.Facets = []*domain.AnalysisType{at}, []*domain.AnalysisRun{run}, fs
+		if _, err := is.Ingest(ctx, domain.Request{}, scope, b, nil); err != nil {
+			t.Fatal(err)
+		}
+		return b.Episodes[0]
+	}
+	uni := "日本語 ☃ café"
+	e1 := ingest(sc.ID, conversation(sc.ID, 2, "shared-1"), [3]string{"topic", "lighthouse", "1"},
+		[3]string{"entity", sharedNasty, "0.8"}, [3]string{"person", "Ada", "1"}, [3]string{"topic", uni, "0.5"})
+	e2 := ingest(sc.ID, conversation(sc.ID, 2, "shared-2"), [3]string{"topic", "lighthouse", "0.5"},
+		[3]string{"entity", sharedNasty, "0.6"}, [3]string{"person", "Ada", "1"})
+	e3 := ingest(sc.ID, conversation(sc.ID, 2, "shared-3"), [3]string{"topic", "garden", "1"},
+		[3]string{"topic", uni, "0.4"}, [3]string{"entity", "Quote", "1"})
+	ingest(other.ID, conversation(other.ID, 2, "shared-4"), [3]string{"topic", "lighthouse", "1"}, [3]string{"entity", sharedNasty, "1"})
+	types := []string{domain.FacetEntity, domain.FacetTopic}
+	show := func(fs []*domain.Facet) string {
+		var out []string
+		for _, f := range fs {
+			ep := map[string]string{e1.ID: "e1", e2.ID: "e2", e3.ID: "e3"}[f.EpisodeID]
+			if f.ScopeID != sc.ID {
+				ep = "other scope"
+			}
+			out = append(out, fmt.Sprintf("%s:%s:%s:%g:%v", ep, f.Type, f.Value, f.Confidence, f.MemoryID != ""))
+		}
+		slices.Sort(out)
+		return strings.Join(out, " | ")
+	}
+	check := func(wantOwn, wantShared string) {
+		t.Helper()
+		for round := 0; round < 2; round++ { // the second from the read cache, where there is one
+			own, shared, err := fr.SharedFacets(ctx, sc.ID, []string{e1.ID, "not-an-id", ""}, types)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := show(own); got != wantOwn {
+				t.Fatalf("round %d: own =\n%s\nwant\n%s", round, got, wantOwn)
+			}
+			if got := show(shared); got != wantShared {
+				t.Fatalf("round %d: shared =\n%s\nwant\n%s", round, got, wantShared)
+			}
+		}
+	}
+	wantOwn := "e1:entity:" + sharedNasty + ":0.8:true | e1:topic:lighthouse:1:true | e1:topic:" + uni + ":0.5:true"
+	check(wantOwn, "e2:entity:"+sharedNasty+":0.6:true | e2:topic:lighthouse:0.5:true | e3:topic:"+uni+":0.4:true")
+	// The second episode's topics analysed again: its lighthouse is gone.
+	ingest(sc.ID, &domain.IngestBatch{Episodes: []*domain.Episode{e2}}, [3]string{"entity", sharedNasty, "0.7"})
+	check(wantOwn, "e2:entity:"+sharedNasty+":0.7:true | e3:topic:"+uni+":0.4:true")
+	if own, shared, err := fr.SharedFacets(ctx, other.ID, []string{e1.ID}, types); err != nil || len(own)+len(shared) != 0 {
+		t.Fatalf("another scope's episode: %v %v %v", own, shared, err)
+	}
+	if _, _, err := fr.SharedFacets(ctx, sc.ID, []string{e1.ID}, []string{`topic"]) { x }`}); domain.ErrorCode(err) != domain.EINVALID {
+		t.Fatalf("a bad type: %v, want INVALID_ARGUMENT", err)
 	}
 }
 

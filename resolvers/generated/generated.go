@@ -627,6 +627,7 @@ type ComplexityRoot struct {
 		Score      func(childComplexity int) int
 		TextScore  func(childComplexity int) int
 		Via        func(childComplexity int) int
+		ViaFacet   func(childComplexity int) int
 	}
 
 	Recollection struct {
@@ -4014,6 +4015,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.RankedMemory.Via(childComplexity), true
+	case "RankedMemory.viaFacet":
+		if e.complexity.RankedMemory.ViaFacet == nil {
+			break
+		}
+
+		return e.complexity.RankedMemory.ViaFacet(childComplexity), true
 
 	case "Recollection.declined":
 		if e.complexity.Recollection.Declined == nil {
@@ -6728,6 +6735,24 @@ extend enum ResultReason {
   (` + "`" + `serve --no-expand` + "`" + ` turns the lexicon off).
   """
   LEXICAL
+}
+
+extend enum ResultReason {
+  """
+  Found through a facet, without matching the words: an entity or a topic its episode shares
+  with the episodes that match the query best, first raised in this memory (` + "`" + `viaFacet` + "`" + ` names
+  it). Facets come from the entity and topic analyses (` + "`" + `analyzeEpisodes` + "`" + `); a scope never
+  analysed has none to spread over.
+  """
+  FACET
+}
+
+extend type RankedMemory {
+  """
+  FACET hits: the facet of the memory's episode the result was reached through (its type and
+  value; it was found first in this memory).
+  """
+  viaFacet: Facet
 }
 `, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# Memories: scopes, kernels, memories, associations, search, history and traces
@@ -22590,6 +22615,8 @@ func (ec *executionContext) fieldContext_Query_searchMemory(ctx context.Context,
 				return ec.fieldContext_RankedMemory_via(ctx, field)
 			case "depth":
 				return ec.fieldContext_RankedMemory_depth(ctx, field)
+			case "viaFacet":
+				return ec.fieldContext_RankedMemory_viaFacet(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
 		},
@@ -23855,6 +23882,8 @@ func (ec *executionContext) fieldContext_Query_resonate(ctx context.Context, fie
 				return ec.fieldContext_RankedMemory_via(ctx, field)
 			case "depth":
 				return ec.fieldContext_RankedMemory_depth(ctx, field)
+			case "viaFacet":
+				return ec.fieldContext_RankedMemory_viaFacet(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
 		},
@@ -24998,6 +25027,59 @@ func (ec *executionContext) fieldContext_RankedMemory_depth(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RankedMemory_viaFacet(ctx context.Context, field graphql.CollectedField, obj *recall.RankedMemory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_RankedMemory_viaFacet,
+		func(ctx context.Context) (any, error) {
+			return obj.ViaFacet, nil
+		},
+		nil,
+		ec.marshalOFacet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacet,
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_RankedMemory_viaFacet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RankedMemory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			switch field.Name {
+			case "id":
+				return ec.fieldContext_Facet_id(ctx, field)
+			case "scopeId":
+				return ec.fieldContext_Facet_scopeId(ctx, field)
+			case "runId":
+				return ec.fieldContext_Facet_runId(ctx, field)
+			case "episodeId":
+				return ec.fieldContext_Facet_episodeId(ctx, field)
+			case "memoryId":
+				return ec.fieldContext_Facet_memoryId(ctx, field)
+			case "type":
+				return ec.fieldContext_Facet_type(ctx, field)
+			case "value":
+				return ec.fieldContext_Facet_value(ctx, field)
+			case "personId":
+				return ec.fieldContext_Facet_personId(ctx, field)
+			case "confidence":
+				return ec.fieldContext_Facet_confidence(ctx, field)
+			case "metadata":
+				return ec.fieldContext_Facet_metadata(ctx, field)
+			case "createdAt":
+				return ec.fieldContext_Facet_createdAt(ctx, field)
+			}
+			return nil, fmt.Errorf("no field named %q was found under type Facet", field.Name)
 		},
 	}
 	return fc, nil
@@ -28867,6 +28949,8 @@ func (ec *executionContext) fieldContext_TotalRecallNotification_recalled(_ cont
 				return ec.fieldContext_RankedMemory_via(ctx, field)
 			case "depth":
 				return ec.fieldContext_RankedMemory_depth(ctx, field)
+			case "viaFacet":
+				return ec.fieldContext_RankedMemory_viaFacet(ctx, field)
 			}
 			return nil, fmt.Errorf("no field named %q was found under type RankedMemory", field.Name)
 		},
@@ -38113,6 +38197,8 @@ func (ec *executionContext) _RankedMemory(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "viaFacet":
+			out.Values[i] = ec._RankedMemory_viaFacet(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43622,6 +43708,13 @@ func (ec *executionContext) marshalOEpisode2ᚖgithubᚗcomᚋtotalrecallᚋtota
 		return graphql.Null
 	}
 	return ec._Episode(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFacet2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐFacet(ctx context.Context, sel ast.SelectionSet, v *domain.Facet) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Facet(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {

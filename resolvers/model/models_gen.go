@@ -539,6 +539,11 @@ const (
 	// it names, from the embedded WordNet lexicon. Ranked below memories that match the words
 	// (`serve --no-expand` turns the lexicon off).
 	ResultReasonLexical ResultReason = "LEXICAL"
+	// Found through a facet, without matching the words: an entity or a topic its episode shares
+	// with the episodes that match the query best, first raised in this memory (`viaFacet` names
+	// it). Facets come from the entity and topic analyses (`analyzeEpisodes`); a scope never
+	// analysed has none to spread over.
+	ResultReasonFacet ResultReason = "FACET"
 )
 
 var AllResultReason = []ResultReason{
@@ -547,11 +552,12 @@ var AllResultReason = []ResultReason{
 	ResultReasonContext,
 	ResultReasonVector,
 	ResultReasonLexical,
+	ResultReasonFacet,
 }
 
 func (e ResultReason) IsValid() bool {
 	switch e {
-	case ResultReasonText, ResultReasonAssociation, ResultReasonContext, ResultReasonVector, ResultReasonLexical:
+	case ResultReasonText, ResultReasonAssociation, ResultReasonContext, ResultReasonVector, ResultReasonLexical, ResultReasonFacet:
 		return true
 	}
 	return false
