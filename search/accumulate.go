@@ -176,22 +176,8 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 		}
 		start := view.starts[k]
 		for _, t := range terms {
-			pl := t.pls[k]
-			if pl == nil || pl.Count() == 0 {
-				continue
-			}
-			// A term's score in a document, as Bleve's TermQueryScorer computes it.
-			queryWeight := t.boost * t.idf * queryNorm
-			it := pl.Iterator(true, true, false, nil)
-			for {
-				p, err := it.Next()
-				if err != nil {
-					return nil, err
-				}
-				if p == nil {
-					break
-				}
-				acc.add(uint32(p.Number()), termFreq(p.Frequency())*p.Norm()*t.idf*queryWeight)
+			if err := t.addTo(k, queryNorm, acc); err != nil {
+				return nil, err
 			}
 		}
 		for _, ph := range phrases {

@@ -15,11 +15,11 @@ import (
 	"github.com/totalrecall/totalrecall/domain"
 )
 
-// TestScoreExpansionsAsBleve checks the expansions' own scoring against Bleve's disjunction of
-// the same clauses on an index of several segments with replaced and removed documents: the
-// same hits with the same scores, in every scope, with and without filters, for terms and
-// phrases of different weights.
-func TestScoreExpansionsAsBleve(t *testing.T) {
+// severalSegments is an index of 3,000 documents in three scopes, in several segments, with
+// replaced and removed documents, and a snapshot of it (closed, with the index's read lock it
+// holds, when the test ends).
+func severalSegments(t *testing.T) (*Index, *scorch.IndexSnapshot) {
+	t.Helper()
 	idx := openIndex(t)
 	ctx := context.Background()
 	docs := corpus(3000, 3)
@@ -43,7 +43,30 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 	if err := idx.Remove(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
+	idx.mu.RLock()
+	t.Cleanup(idx.mu.RUnlock)
+	rd, err := openReader(idx.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rd.Close() })
+	snap, ok := rd.(*scorch.IndexSnapshot)
+	if !ok {
+		t.Fatalf("reader is a %T", rd)
+	}
+	if n := len(snap.Segments()); n < 2 {
+		t.Fatalf("%d segments: the test wants several", n)
+	}
+	return idx, snap
+}
 
+// TestScoreExpansionsAsBleve checks the expansions' own scoring against Bleve's disjunction of
+// the same clauses on an index of several segments with replaced and removed documents: the
+// same hits with the same scores, in every scope, with and without filters, for terms and
+// phrases of different weights.
+func TestScoreExpansionsAsBleve(t *testing.T) {
+	ctx := context.Background()
+	idx, snap := severalSegments(t)
 	// The index scores with TF-IDF, so its searches take scoreExpansions; another model would not.
 	if !tfIDF(idx.idx.Mapping()) {
 		t.Fatal("the index's mapping is not TF-IDF: searches would not score expansions themselves")
@@ -52,20 +75,6 @@ func TestScoreExpansionsAsBleve(t *testing.T) {
 	bm25.ScoringModel = index.BM25Scoring
 	if tfIDF(bm25) {
 		t.Fatal("a BM25 mapping taken for TF-IDF")
-	}
-	idx.mu.RLock()
-	defer idx.mu.RUnlock()
-	rd, err := openReader(idx.idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	snap, ok := rd.(*scorch.IndexSnapshot)
-	if !ok {
-		t.Fatalf("reader is a %T", rd)
-	}
-	if n := len(snap.Segments()); n < 2 {
-		t.Fatalf("%d segments: the test wants several", n)
 	}
 	term := func(w string, boost float64) expClause {
 		return expClause{term: string(contentAnalyzer.Analyze([]byte(w))[0].Term), boost: boost}
@@ -143,5 +152,72 @@ func sameScores(t *testing.T, name string, got, want []domain.IndexHit, limit in
 		case h.Score <= 0:
 			t.Fatalf("%s: hit %d scores %v", name, k, h.Score)
 		}
+	}
+}
+
+// TestScoreWordsAsBleve checks the words' own scoring against Bleve's boolean query of the same
+// text (prepare's: the words, their exact forms, the phrase) on an index of several segments with
+// replaced and removed documents: the same hits with the same scores, in every scope, with and
+// without filters, for texts of one word, many words, repeated words, stop words, phrases,
+// inflected forms, words found nowhere and words-only queries.
+func TestScoreWordsAsBleve(t *testing.T) {
+	ctx := context.Background()
+	idx, snap := severalSegments(t)
+	texts := []string{
+		"coffee",
+		"Coffee?",
+		"golden river",
+		"walk to the museum",
+		"walked walking walks to the MUSEUM",
+		"river river golden golden",
+		"the golden the river the",
+		"memory graph recall index search agent world kernel scope event batch",
+		"what did we cook for the birthday party in Paris, and was the bread good?",
+		"zanzibar golden",
+		"train station \"airport\" + - : ^ ~ * ? ( ) { } [ ] <tag> _:b .",
+		"café Zürich 東京 river",
+	}
+	filters := [][]termCond{nil, {{field: FieldTags, terms: []string{"t3"}}}}
+	n := 0
+	for ti, text := range texts {
+		for _, wordsOnly := range []bool{false, true} {
+			for _, scope := range []string{"scope-0", "scope-2", "no-such-scope"} {
+				for fi, f := range filters {
+					for _, limit := range []int{1, 10, 200} {
+						name := fmt.Sprintf("text %d, words only %v, %s, filter %d, limit %d", ti, wordsOnly, scope, fi, limit)
+						q := domain.IndexQuery{ScopeID: scope, Text: text, WordsOnly: wordsOnly, MaxWords: 3}
+						tq, err := prepare(q)
+						if err != nil || tq == nil {
+							t.Fatalf("%s: prepare: %v %v", name, tq, err)
+						}
+						tq.conds = f
+						if err := tq.narrow(ctx, snap); err != nil {
+							t.Fatal(err)
+						}
+						if !tq.scorable {
+							t.Fatalf("%s: not scorable", name)
+						}
+						conds := append([]termCond{{field: FieldScope, terms: []string{scope}}}, f...)
+						got, err := scoreWords(ctx, snap, tq.wq, conds, limit, &idx.ids)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						bq, bconds := tq.placeBits(true)
+						want, err := topHits(ctx, idx.idx, snap, bq, 100000, &idx.ids, bconds)
+						if err != nil {
+							t.Fatalf("%s: Bleve: %v", name, err)
+						}
+						if scope == "scope-0" && len(want) == 0 {
+							t.Fatalf("%s: no hits: the text tests nothing", name)
+						}
+						sameScores(t, name, got, want, limit)
+						n += len(got)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no hits at all")
 	}
 }

@@ -291,7 +291,8 @@ func BenchmarkSearch(b *testing.B) {
 // SEARCH_BENCH_DOCS documents: the same English questions with and without WordNet's expansions,
 // on a corpus where a few of the expanded words occur and most do not (the dictionary look-ups
 // of the absent ones are the cost of a broad category). expand=bleve searches the expansions by
-// Bleve's disjunction query instead of their own scoring (scoreExpansions): the same hits.
+// Bleve's disjunction query instead of their own scoring (scoreExpansions), words=bleve the words
+// by Bleve's boolean query instead of theirs (scoreWords): the same hits.
 func BenchmarkSearchExpansions(b *testing.B) {
 	n := searchCorpusSize(b)
 	idx := benchIndex(b)
@@ -314,10 +315,11 @@ func BenchmarkSearchExpansions(b *testing.B) {
 	questions := []string{"Which cities has he visited?", "What martial arts has John done?", "What European countries has Maria been to?",
 		"What instruments does she play?", "How many dogs has Maria adopted?", "What did they cook?"}
 	scope := docs[0].ScopeID
-	for _, expand := range []string{"false", "true", "bleve"} {
-		b.Run(fmt.Sprintf("docs=%d/expand=%s", n, expand), func(b *testing.B) {
-			idx.bleveExpansions = expand == "bleve"
-			defer func() { idx.bleveExpansions = false }()
+	for _, c := range []struct{ expand, words string }{{"false", "own"}, {"false", "bleve"}, {"true", "own"}, {"true", "bleve"}, {"bleve", "own"}} {
+		expand := c.expand
+		b.Run(fmt.Sprintf("docs=%d/expand=%s/words=%s", n, expand, c.words), func(b *testing.B) {
+			idx.bleveExpansions, idx.bleveWords = expand == "bleve", c.words == "bleve"
+			defer func() { idx.bleveExpansions, idx.bleveWords = false, false }()
 			lat := make([]time.Duration, 0, b.N)
 			for k := 0; b.Loop(); k++ {
 				q := domain.IndexQuery{ScopeID: scope, Text: questions[k%len(questions)], Limit: 1000}

@@ -111,6 +111,9 @@ type Index struct {
 	// bleveExpansions searches the expansions by Bleve's disjunction query instead of
 	// scoreExpansions: the baseline the benchmarks measure it against.
 	bleveExpansions bool
+	// bleveWords searches the words by Bleve's boolean query instead of scoreWords (a
+	// benchmark's baseline).
+	bleveWords bool
 
 	// plans remembers, per scope, whether it held most of the index when last looked at
 	// (searchPlan), so a search does not open a reader of its own just to choose its plan.

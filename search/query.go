@@ -91,7 +91,10 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		} else {
 			close(done)
 		}
-		if _, scorch := r.(*scorch.IndexSnapshot); scorch {
+		if snap, ok := r.(*scorch.IndexSnapshot); ok && tq.scorable && len(tq.ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveWords {
+			conds := append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, tq.conds...)
+			hits, err = scoreWords(ctx, snap, tq.wq, conds, limit, &i.ids)
+		} else if ok {
 			bq, conds := tq.placeBits(most)
 			hits, err = topHits(ctx, i.idx, r, bq, limit, &i.ids, conds)
 		} else {
@@ -201,6 +204,9 @@ type textQuery struct {
 	// them; narrow makes the must clause of the rarest maxWords.
 	words    []string
 	maxWords int
+	// wq is the query as scoreWords scores it, when scorable.
+	wq       wordsQuery
+	scorable bool
 }
 
 // rarestWords bounds a words-only query (IndexQuery.WordsOnly). A query costs Bleve in
@@ -246,6 +252,11 @@ func (tq *textQuery) narrow(ctx context.Context, r index.IndexReader) error {
 		qs = append(qs, t)
 	}
 	tq.bq.AddMust(query.NewDisjunctionQuery(qs))
+	tq.wq = wordsQuery{noExact: true}
+	for _, c := range cs[:tq.maxWords] {
+		tq.wq.must = append(tq.wq.must, c.word)
+	}
+	tq.scorable = true
 	tq.words = nil
 	return nil
 }
@@ -313,7 +324,8 @@ func prepare(q domain.IndexQuery) (*textQuery, error) {
 		bq.AddShould(phrase)
 	}
 
-	return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges}, nil
+	wq, ok := wordsOf(text, tokens, q.WordsOnly)
+	return &textQuery{bq: bq, scope: scope, conds: conds, ranges: ranges, wq: wq, scorable: ok}, nil
 }
 
 // place completes the query with its scope and filters, once, all as Bleve clauses. The scope
