@@ -85,55 +85,18 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 	if limit <= 0 || len(cs) == 0 {
 		return []domain.IndexHit{}, nil
 	}
-	view := ids.view(snap)
-	filter, err := view.termFilter(conds)
+	pr, err := newPostingsReader(snap, ids, conds, FieldContent)
 	if err != nil {
 		return nil, err
 	}
-	total, err := snap.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	dicts := make([]segment.TermDictionary, len(view.segs))
-	largest := 0
-	for k, seg := range view.segs {
-		if dicts[k], err = seg.Segment().Dictionary(FieldContent); err != nil {
-			return nil, err
-		}
-		largest = max(largest, int(seg.FullSize()))
-	}
-
-	// Each clause's weight, as Bleve's searchers state it, makes the query's norm. A word of
-	// several clauses (a term and a phrase's word) is looked up once.
-	type lookup struct {
-		pls []segment.PostingsList
-		idf float64
-	}
-	looked := map[string]lookup{}
-	postings := func(term string) ([]segment.PostingsList, float64, error) {
-		if l, ok := looked[term]; ok {
-			return l.pls, l.idf, nil
-		}
-		pls := make([]segment.PostingsList, len(view.segs))
-		var docTerm uint64
-		for k, seg := range view.segs {
-			var err error
-			if pls[k], err = dicts[k].PostingsList([]byte(term), seg.Deleted(), nil); err != nil {
-				return nil, 0, err
-			}
-			docTerm += pls[k].Count()
-		}
-		l := lookup{pls, 1.0 + math.Log(float64(total)/float64(docTerm+1.0))}
-		looked[term] = l
-		return l.pls, l.idf, nil
-	}
+	// Each clause's weight, as Bleve's searchers state it, makes the query's norm.
 	var terms []expTerm
 	var phrases []expPhrase
 	sumOfSquaredWeights := 0.0
 	for _, c := range cs {
 		if c.term != "" {
-			t := expTerm{boost: c.boost}
-			if t.pls, t.idf, err = postings(c.term); err != nil {
+			t, err := pr.term(FieldContent, c.term, c.boost)
+			if err != nil {
 				return nil, err
 			}
 			w := t.boost * t.idf
@@ -145,36 +108,28 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 			// The content analyser puts one word at a position (analysed).
 			return nil, fmt.Errorf("search: the expansion %q is no phrase of one word a position", c.phrase)
 		}
-		ph := expPhrase{slots: c.slots, words: c.words, boost: c.boost}
-		ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
-		for w, word := range ph.words {
-			if ph.pls[w], ph.idf[w], err = postings(word); err != nil {
-				return nil, err
-			}
+		ph, w, err := pr.phrase(c)
+		if err != nil {
+			return nil, err
 		}
-		for _, w := range ph.slots {
-			if w >= 0 {
-				x := ph.boost * ph.idf[w]
-				sumOfSquaredWeights += x * x
-			}
-		}
+		sumOfSquaredWeights += w
 		phrases = append(phrases, ph)
 	}
 	queryNorm := 1.0 / math.Sqrt(sumOfSquaredWeights)
 
 	acc := accumulators.Get().(*accumulator)
-	acc.reset(largest)
+	acc.reset(pr.largest)
 	defer func() {
 		acc.clear() // a search that stopped mid-segment leaves scores behind
 		accumulators.Put(acc)
 	}()
 	coordOf := float64(len(cs))
 	b := newBest(limit)
-	for k := range view.segs {
+	for k := range pr.view.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		start := view.starts[k]
+		start := pr.view.starts[k]
 		for _, t := range terms {
 			if err := t.addTo(k, queryNorm, acc); err != nil {
 				return nil, err
@@ -185,7 +140,7 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 				return nil, err
 			}
 		}
-		bits := filter.bits[k]
+		bits := pr.filter.bits[k]
 		for _, d := range acc.touched {
 			if bits != nil && bits.Contains(d) {
 				b.add(scored{acc.score[d] * (float64(acc.count[d]) / coordOf), start + uint64(d)})
@@ -193,7 +148,87 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 		}
 		acc.clear()
 	}
-	return rankKept(view, snap, b.h, b.ties, limit)
+	return rankKept(pr.view, snap, b.h, b.ties, limit)
+}
+
+// postingsReader reads terms' postings in every segment of a snapshot, for the scores of a
+// query computed from them: the snapshot's view, the documents meeting a search's conditions,
+// the fields' dictionaries, and each term looked up once (a word of several clauses).
+type postingsReader struct {
+	view    *segView
+	filter  *termFilter
+	total   uint64
+	largest int // documents of the largest segment
+	dicts   map[string][]segment.TermDictionary
+	looked  map[[2]string]expTerm
+}
+
+func newPostingsReader(snap *scorch.IndexSnapshot, ids *idCache, conds []termCond, fields ...string) (*postingsReader, error) {
+	pr := &postingsReader{view: ids.view(snap), dicts: map[string][]segment.TermDictionary{}, looked: map[[2]string]expTerm{}}
+	var err error
+	if pr.filter, err = pr.view.termFilter(conds); err != nil {
+		return nil, err
+	}
+	if pr.total, err = snap.DocCount(); err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		ds := make([]segment.TermDictionary, len(pr.view.segs))
+		for k, seg := range pr.view.segs {
+			if ds[k], err = seg.Segment().Dictionary(f); err != nil {
+				return nil, err
+			}
+		}
+		pr.dicts[f] = ds
+	}
+	for _, seg := range pr.view.segs {
+		pr.largest = max(pr.largest, int(seg.FullSize()))
+	}
+	return pr, nil
+}
+
+// term returns field's term with its postings in each segment and its idf, as Bleve's term
+// searcher computes it, boosted by boost.
+func (pr *postingsReader) term(field, term string, boost float64) (expTerm, error) {
+	if t, ok := pr.looked[[2]string{field, term}]; ok {
+		t.boost = boost
+		return t, nil
+	}
+	dicts := pr.dicts[field]
+	t := expTerm{pls: make([]segment.PostingsList, len(pr.view.segs)), boost: boost}
+	var docTerm uint64
+	for k, seg := range pr.view.segs {
+		var err error
+		if t.pls[k], err = dicts[k].PostingsList([]byte(term), seg.Deleted(), nil); err != nil {
+			return expTerm{}, err
+		}
+		docTerm += t.pls[k].Count()
+	}
+	t.idf = 1.0 + math.Log(float64(pr.total)/float64(docTerm+1.0))
+	pr.looked[[2]string{field, term}] = t
+	return t, nil
+}
+
+// phrase returns the content field's phrase c with its words' postings, and the sum of its
+// term searchers' squared weights (one a position).
+func (pr *postingsReader) phrase(c expClause) (expPhrase, float64, error) {
+	ph := expPhrase{slots: c.slots, words: c.words, boost: c.boost}
+	ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
+	for w, word := range ph.words {
+		t, err := pr.term(FieldContent, word, 1)
+		if err != nil {
+			return expPhrase{}, 0, err
+		}
+		ph.pls[w], ph.idf[w] = t.pls, t.idf
+	}
+	weights := 0.0
+	for _, w := range ph.slots {
+		if w >= 0 {
+			x := ph.boost * ph.idf[w]
+			weights += x * x
+		}
+	}
+	return ph, weights, nil
 }
 
 // score adds the phrase's score in segment k (its first document number start) to acc for every

@@ -7,7 +7,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/totalrecall/totalrecall/domain"
 )
@@ -75,91 +74,45 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 	if limit <= 0 || len(wq.must) == 0 {
 		return []domain.IndexHit{}, nil
 	}
-	view := ids.view(snap)
-	filter, err := view.termFilter(conds)
+	fields := []string{FieldContent}
+	if !wq.noExact {
+		fields = append(fields, FieldExact)
+	}
+	pr, err := newPostingsReader(snap, ids, conds, fields...)
 	if err != nil {
 		return nil, err
-	}
-	total, err := snap.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	content, exact := make([]segment.TermDictionary, len(view.segs)), make([]segment.TermDictionary, len(view.segs))
-	largest := 0
-	for k, seg := range view.segs {
-		if content[k], err = seg.Segment().Dictionary(FieldContent); err != nil {
-			return nil, err
-		}
-		if !wq.noExact {
-			if exact[k], err = seg.Segment().Dictionary(FieldExact); err != nil {
-				return nil, err
-			}
-		}
-		largest = max(largest, int(seg.FullSize()))
-	}
-	type lookup struct {
-		pls []segment.PostingsList
-		idf float64
-	}
-	looked := map[[2]string]lookup{}
-	postings := func(dicts []segment.TermDictionary, field, term string) (lookup, error) {
-		if l, ok := looked[[2]string{field, term}]; ok {
-			return l, nil
-		}
-		pls := make([]segment.PostingsList, len(view.segs))
-		var docTerm uint64
-		for k, seg := range view.segs {
-			var err error
-			if pls[k], err = dicts[k].PostingsList([]byte(term), seg.Deleted(), nil); err != nil {
-				return lookup{}, err
-			}
-			docTerm += pls[k].Count()
-		}
-		l := lookup{pls, 1.0 + math.Log(float64(total)/float64(docTerm+1.0))}
-		looked[[2]string{field, term}] = l
-		return l, nil
 	}
 	// Every term searcher's weight, (boost · idf)², makes the one query norm.
 	sumOfSquaredWeights := 0.0
-	terms := func(dicts []segment.TermDictionary, field string, words []string, boost float64) ([]expTerm, error) {
+	terms := func(field string, words []string, boost float64) ([]expTerm, error) {
 		out := make([]expTerm, 0, len(words))
 		for _, w := range words {
-			l, err := postings(dicts, field, w)
+			t, err := pr.term(field, w, boost)
 			if err != nil {
 				return nil, err
 			}
-			x := boost * l.idf
+			x := boost * t.idf
 			sumOfSquaredWeights += x * x
-			out = append(out, expTerm{pls: l.pls, idf: l.idf, boost: boost})
+			out = append(out, t)
 		}
 		return out, nil
 	}
-	must, err := terms(content, FieldContent, wq.must, 1)
+	must, err := terms(FieldContent, wq.must, 1)
 	if err != nil {
 		return nil, err
 	}
-	exacts, err := terms(exact, FieldExact, wq.exact, exactBoost)
+	exacts, err := terms(FieldExact, wq.exact, exactBoost)
 	if err != nil {
 		return nil, err
 	}
 	var ph *expPhrase
 	if wq.phrase != nil {
-		c := wq.phrase
-		ph = &expPhrase{slots: c.slots, words: c.words, boost: c.boost}
-		ph.pls, ph.idf = make([][]segment.PostingsList, len(ph.words)), make([]float64, len(ph.words))
-		for w, word := range ph.words {
-			l, err := postings(content, FieldContent, word)
-			if err != nil {
-				return nil, err
-			}
-			ph.pls[w], ph.idf[w] = l.pls, l.idf
+		p, w, err := pr.phrase(*wq.phrase)
+		if err != nil {
+			return nil, err
 		}
-		for _, w := range ph.slots {
-			if w >= 0 {
-				x := ph.boost * ph.idf[w]
-				sumOfSquaredWeights += x * x
-			}
-		}
+		ph = &p
+		sumOfSquaredWeights += w
 	}
 	queryNorm := 1.0 / math.Sqrt(sumOfSquaredWeights)
 	// The should clauses: the exact forms (a clause even when the analyser leaves no word) and
@@ -175,7 +128,7 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 	accs := [3]*accumulator{}
 	for a := range accs {
 		accs[a] = accumulators.Get().(*accumulator)
-		accs[a].reset(largest)
+		accs[a].reset(pr.largest)
 	}
 	defer func() {
 		for _, acc := range accs {
@@ -186,12 +139,12 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 	accMust, accExact, accPhrase := accs[0], accs[1], accs[2]
 	nMust, nExact := float64(len(must)), float64(len(exacts))
 	b := newBest(limit)
-	for k := range view.segs {
+	for k := range pr.view.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		start := view.starts[k]
-		bits := filter.bits[k]
+		start := pr.view.starts[k]
+		bits := pr.filter.bits[k]
 		if bits == nil || bits.IsEmpty() {
 			continue // no document of the segment meets the conditions
 		}
@@ -235,7 +188,7 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 			acc.clear()
 		}
 	}
-	return rankKept(view, snap, b.h, b.ties, limit)
+	return rankKept(pr.view, snap, b.h, b.ties, limit)
 }
 
 // addTo adds the term's score in each document of segment k holding it to acc, as Bleve's
