@@ -397,7 +397,14 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	// Logged once the data is ours: a refused start prints its refusal alone.
 	sf.budget().log(logger)
 	if !sf.noWarm {
-		go warm(ctx, st, logger)
+		imports := make(chan int, 64)
+		cx.SetImportHook(func(n int) {
+			select {
+			case imports <- n:
+			default: // the rewarmer is behind: it will see the next
+			}
+		})
+		go rewarm(ctx, st, logger, imports, rewarmPolicy{})
 	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
 	var metrics *edge.Metrics
@@ -494,6 +501,61 @@ func warm(ctx context.Context, st *graph.Store, logger *slog.Logger) {
 		logger.Info("read cache warm", "memories", ws.Memories, "contexts", ws.Contexts, "episodes", ws.Episodes, "walks", ws.Adjacencies, "associations", ws.Edges,
 			"states", ws.States, "MiB", ws.Bytes>>20, "budgetSpent", ws.Full, "walksAfter", ws.WalksAfter.Round(time.Millisecond),
 			"took", ws.Duration.Round(time.Millisecond))
+	}
+}
+
+// rewarmPolicy says when the read cache is warmed again after imports: once RewarmAfter
+// memories were imported since the last warm-up and no import finished for Quiet, and not
+// sooner than twice the last warm-up's duration after it ended. Zero fields take the defaults.
+type rewarmPolicy struct {
+	After int
+	Quiet time.Duration
+	check time.Duration // how often the quiet is checked (tests shorten it)
+}
+
+// RewarmAfter is how many imported memories make the read cache warm itself again: an import
+// writes its memories' edges, which drops their recall contexts from the cache, so the searches
+// after a large import would each read a hundred contexts from the graph until a restart warmed
+// them.
+const RewarmAfter = 1000
+
+// RewarmQuiet is how long no import may finish before the read cache is warmed again.
+const RewarmQuiet = 10 * time.Second
+
+// rewarm warms the read cache at start, then again after large imports (policy), in the
+// background.
+func rewarm(ctx context.Context, st *graph.Store, logger *slog.Logger, imports <-chan int, policy rewarmPolicy) {
+	if policy.After <= 0 {
+		policy.After = RewarmAfter
+	}
+	if policy.Quiet <= 0 {
+		policy.Quiet = RewarmQuiet
+	}
+	if policy.check <= 0 {
+		policy.check = time.Second
+	}
+	t0 := time.Now()
+	warm(ctx, st, logger)
+	next := time.Now().Add(2 * time.Since(t0))
+	pending, last := 0, time.Time{}
+	tick := time.NewTicker(policy.check)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n := <-imports:
+			pending, last = pending+n, time.Now()
+		case <-tick.C:
+			if pending < policy.After || time.Since(last) < policy.Quiet || time.Now().Before(next) {
+				continue
+			}
+			logger.Info("warming the read cache again after imports", "memories", pending)
+			pending = 0
+			t0 := time.Now()
+			warm(ctx, st, logger)
+			next = time.Now().Add(2 * time.Since(t0))
+		}
 	}
 }
 

@@ -79,7 +79,9 @@ type Cortex struct {
 	shutdownTC    domain.TransactionContext
 	// lastStore is when a mind last stored memories (Unix ns): the Synapse waits while they come.
 	lastStore atomic.Int64
-	story     *storyPart
+	// importHook hears how many memories each finished import wrote (SetImportHook).
+	importHook atomic.Pointer[func(imported int)]
+	story      *storyPart
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -778,4 +780,15 @@ func (c *Cortex) Trace(ctx context.Context, requestID string) ([]*TraceNode, []*
 		}
 	}
 	return roots, evs, nil
+}
+
+// SetImportHook sets fn to be called with the number of memories each finished import wrote
+// (an importData call, `totalrecall import`), after its last write; nil removes it. fn runs on
+// the import's goroutine: it must return at once.
+func (c *Cortex) SetImportHook(fn func(imported int)) {
+	if fn == nil {
+		c.importHook.Store(nil)
+		return
+	}
+	c.importHook.Store(&fn)
 }

@@ -471,6 +471,9 @@ func (im *Importer) Finish(ctx context.Context, opts FinishOptions) (*ImportResu
 		im.res.Embedded = n
 	}
 	im.res.Took = time.Since(im.start)
+	if h := im.c.importHook.Load(); h != nil && im.res.Imported > 0 {
+		(*h)(im.res.Imported)
+	}
 	return im.res, nil
 }
 
