@@ -234,13 +234,10 @@ var facetTypeRE = regexp.MustCompile(`^[a-z][a-z_]{0,63}$`)
 // value many episodes share says little of any one of them, and the read stays bounded.
 const MaxSharedFacets = 2000
 
-// sharedFacetFields are what spreading over facets reads of a facet: not its document.
-const sharedFacetFields = `tr.id tr.scope fc.type fc.value fc.episode fc.memory fc.confidence`
-
 // SharedFacets returns the facets of the given types of episodes of the scope (own), and the
 // facets of the same types and values in the scope's other episodes (shared, from at most
-// MaxSharedFacets read). The facets carry no metadata. The embedded store keeps what it read in
-// its read cache until a facet is written.
+// MaxSharedFacets read). The embedded store keeps what it read in its read cache until a facet is
+// written: the facets returned may be shared, and must not be modified.
 func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, types []string) (own, shared []*domain.Facet, err error) {
 	episodeIDs = validIDs(episodeIDs)
 	if len(episodeIDs) == 0 || len(types) == 0 || !domain.ValidID(scopeID) {
@@ -268,7 +265,7 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 		var r struct {
 			Q []facetNode `json:"q"`
 		}
-		if err := s.read(ctx, `{ q(func: eq(fc.episode, `+idList(miss)+`)) @filter(`+byType+`) { `+sharedFacetFields+` } }`, nil, &r); err != nil {
+		if err := s.read(ctx, `{ q(func: eq(fc.episode, `+idList(miss)+`)) @filter(`+byType+`) { `+facetFields+` } }`, nil, &r); err != nil {
 			return nil, nil, err
 		}
 		read := make(map[string][]*domain.Facet, len(miss))
@@ -276,7 +273,10 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 			read[id] = nil
 		}
 		for i := range r.Q {
-			f := r.Q[i].lite()
+			f, err := r.Q[i].facet()
+			if err != nil {
+				return nil, nil, err
+			}
 			read[f.EpisodeID] = append(read[f.EpisodeID], f)
 		}
 		s.cache.fillEpisodeFacets(e, tk, read)
@@ -321,7 +321,7 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 			Q []facetNode `json:"q"`
 		}
 		q := `query q($s: string) { q(func: eq(fc.value, [` + strings.Join(list, ",") + `]), first: ` + fmt.Sprint(MaxSharedFacets) +
-			`) @filter(` + byType + ` AND eq(tr.scope, $s)) { ` + sharedFacetFields + ` } }`
+			`) @filter(` + byType + ` AND eq(tr.scope, $s)) { ` + facetFields + ` } }`
 		if err := s.read(ctx, q, map[string]string{"$s": scopeID}, &r); err != nil {
 			return nil, nil, err
 		}
@@ -330,7 +330,10 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 			read[k] = nil
 		}
 		for i := range r.Q {
-			f := r.Q[i].lite()
+			f, err := r.Q[i].facet()
+			if err != nil {
+				return nil, nil, err
+			}
 			if k := facetKey(f.ScopeID, f.Type, f.Value); seen[k] {
 				read[k] = append(read[k], f)
 			}
@@ -350,12 +353,6 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 		}
 	}
 	return own, shared, nil
-}
-
-// lite is the facet without its document, as SharedFacets reads it.
-func (n *facetNode) lite() *domain.Facet {
-	return &domain.Facet{ID: n.ID, ScopeID: n.Scope, EpisodeID: n.Episode, MemoryID: n.Memory, Type: n.Type,
-		Value: n.Value, Confidence: n.Confidence}
 }
 
 func facetKey(scopeID, typ, value string) string { return scopeID + "\x00" + typ + "\x00" + value }

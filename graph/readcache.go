@@ -67,7 +67,7 @@ type readCache struct {
 }
 
 // maxCachedFacets bounds the facets the read cache keeps for spreading over facets (about
-// 300 bytes each).
+// 500 bytes each, with their metadata).
 const maxCachedFacets = 50000
 
 // cachedMemory is a memory as the cache holds it: the record alone, which a patch replaces

@@ -221,3 +221,45 @@ func TestScoreWordsAsBleve(t *testing.T) {
 		t.Fatal("no hits at all")
 	}
 }
+
+// TestSearchAsBleveSearch: Search, which scores the words and the expansions from their postings,
+// and BleveSearch, which has Bleve's searchers score them, give the same hits and scores through
+// the whole of an index search: scope, filters, expansions, limits.
+func TestSearchAsBleveSearch(t *testing.T) {
+	idx := openIndex(t)
+	ctx := context.Background()
+	docs := corpus(2000, 2)
+	for k := 0; k < len(docs); k += 500 {
+		put(t, idx, docs[k:k+500]...)
+	}
+	exp := []domain.Expansion{{Text: "river", Weight: 0.6}, {Text: "golden river", Weight: 0.4}, {Text: "lunch", Weight: 0.3}}
+	for _, q := range []domain.IndexQuery{
+		{ScopeID: "scope-0", Text: "coffee with my sister in Paris", Limit: 50},
+		{ScopeID: "scope-1", Text: "walked to the museum", Limit: 5, Expansions: exp},
+		{ScopeID: "scope-0", Text: "train station budget", Limit: 200, Filter: domain.MemoryFilter{Tags: []string{"t3"}}},
+		{ScopeID: "scope-1", Text: "memory graph recall index search agent", Limit: 20, WordsOnly: true, MaxWords: 2},
+	} {
+		got, err := idx.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := idx.BleveSearch(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%q: no hits: the query tests nothing", q.Text)
+		}
+		// The words' hits, then the hits of the expansions alone (score 0), each in its order.
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits, Bleve's %d", q.Text, len(got), len(want))
+		}
+		for k := range got {
+			g, w := got[k], want[k]
+			if !near(g.Score, w.Score) || !near(g.Lexical, w.Lexical) || g.ID != w.ID && (g.Score != w.Score || g.Lexical != w.Lexical) {
+				t.Fatalf("%q: hit %d %+v, Bleve's %+v", q.Text, k, g, w)
+			}
+		}
+	}
+}

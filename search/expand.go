@@ -255,7 +255,7 @@ func contentDictOf(rc index.IndexReaderContains, dicts *atomic.Pointer[snapshotD
 
 // lexical returns the best hits of q's expansions within q's scope and filters, with their
 // score in Lexical.
-func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.IndexQuery, most bool) ([]domain.IndexHit, error) {
+func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.IndexQuery, most, viaBleve bool) ([]domain.IndexHit, error) {
 	cs, err := expansionClauses(ctx, r, q, &i.contentDict)
 	if err != nil || len(cs) == 0 {
 		return nil, err
@@ -265,7 +265,7 @@ func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.Index
 		return nil, nil
 	}
 	limit := min(max(q.Limit, DefaultLimit), LexicalPool)
-	if snap, ok := r.(*scorch.IndexSnapshot); ok && len(ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveExpansions {
+	if snap, ok := r.(*scorch.IndexSnapshot); ok && len(ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveExpansions && !viaBleve {
 		conds = append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, conds...)
 		hits, err := scoreExpansions(ctx, snap, cs, conds, limit, &i.ids)
 		if err != nil {

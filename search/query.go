@@ -45,6 +45,17 @@ var contentAnalyzer analysis.Analyzer = newMapping().AnalyzerNamed(en.AnalyzerNa
 // only whitespace is INVALID_ARGUMENT; a text with no searchable word (only stop words or
 // punctuation) finds nothing.
 func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
+	return i.search(ctx, q, false)
+}
+
+// BleveSearch is Search with the words' query (and the expansions', if any) searched and scored by
+// Bleve's own searchers rather than from their postings: the same hits and scores, at Bleve's
+// cost. It is the baseline evaluations and benchmarks measure Search against.
+func (i *Index) BleveSearch(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
+	return i.search(ctx, q, true)
+}
+
+func (i *Index) search(ctx context.Context, q domain.IndexQuery, viaBleve bool) ([]domain.IndexHit, error) {
 	if i.closed.Load() {
 		return nil, unavailable()
 	}
@@ -86,12 +97,12 @@ func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.Index
 		if len(q.Expansions) > 0 {
 			go func() {
 				defer close(done)
-				lex, lexErr = i.lexical(ctx, r, q, most)
+				lex, lexErr = i.lexical(ctx, r, q, most, viaBleve)
 			}()
 		} else {
 			close(done)
 		}
-		if snap, ok := r.(*scorch.IndexSnapshot); ok && tq.scorable && len(tq.ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveWords {
+		if snap, ok := r.(*scorch.IndexSnapshot); ok && tq.scorable && len(tq.ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveWords && !viaBleve {
 			conds := append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, tq.conds...)
 			hits, err = scoreWords(ctx, snap, tq.wq, conds, limit, &i.ids)
 		} else if ok {

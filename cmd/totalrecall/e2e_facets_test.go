@@ -41,12 +41,15 @@ func TestSearchSpreadsOverFacets(t *testing.T) {
 	type facetHit struct {
 		Memory   struct{ ID string }
 		Reason   string
-		ViaFacet *struct{ Type, Value, EpisodeID, MemoryID string }
+		ViaFacet *struct {
+			Type, Value, EpisodeID, MemoryID, RunID, CreatedAt string
+			Confidence                                         float64
+		}
 	}
 	search := func() map[string]facetHit {
 		var r struct{ SearchMemory []facetHit }
 		s.ok(t, `query($s: ID!, $q: String!) { searchMemory(scopeId: $s, query: $q, maxResults: 10) {
-			memory { id } reason viaFacet { type value episodeId memoryId } } }`, map[string]any{"s": scope, "q": q}, &r)
+			memory { id } reason viaFacet { type value episodeId memoryId runId createdAt confidence } } }`, map[string]any{"s": scope, "q": q}, &r)
 		out := map[string]facetHit{}
 		for _, h := range r.SearchMemory {
 			out[h.Memory.ID] = h
@@ -67,7 +70,8 @@ func TestSearchSpreadsOverFacets(t *testing.T) {
 	got := search()
 	h, ok := got[raised.ID]
 	if !ok || h.Reason != "FACET" || h.ViaFacet == nil || h.ViaFacet.Type != "topic" || h.ViaFacet.Value != "lighthouse" ||
-		h.ViaFacet.MemoryID != raised.ID || h.ViaFacet.EpisodeID == "" {
+		h.ViaFacet.MemoryID != raised.ID || h.ViaFacet.EpisodeID == "" || h.ViaFacet.RunID == "" || h.ViaFacet.Confidence <= 0 ||
+		!strings.HasPrefix(h.ViaFacet.CreatedAt, "20") {
 		t.Fatalf("the memory raising the lighthouse in the other conversation: %+v (found %v), want FACET via topic lighthouse", h, ok)
 	}
 	for id, h := range got {

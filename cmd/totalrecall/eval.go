@@ -317,7 +317,7 @@ func runLoCoMoEval(ctx context.Context, sf storeFlags, dir string, stderr io.Wri
 				ranked = append(ranked, cv.dia[r.Memory.ID])
 			}
 			t0 = time.Now()
-			hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: maxK,
+			hits, err := idx.BleveSearch(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: maxK,
 				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
 			out.RawLatency = append(out.RawLatency, time.Since(t0))
 			if err != nil {
@@ -440,7 +440,7 @@ func importRound(ctx context.Context, cx *cortex.Cortex, parsed []*ingest.LoCoMo
 // as sessionId and the session's date plus the turn's position (a minute a turn) as occurredAt —
 // nothing else. Once the consumers have connected what was stored, every question is asked of
 // those scopes.
-func storeRound(ctx context.Context, cx *cortex.Cortex, idx domain.Index, variants []*evalVariant, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
+func storeRound(ctx context.Context, cx *cortex.Cortex, idx *search.Index, variants []*evalVariant, parsed []*ingest.LoCoMo, stderr io.Writer, verbose bool) (*storePath, error) {
 	out := &storePath{Overall: &recallSums{}, ByCategory: map[int]*recallSums{}, Raw: &recallSums{}, RawByCat: map[int]*recallSums{}, Variants: variants}
 	var convs []evalConv
 	for _, c := range parsed {
@@ -488,7 +488,7 @@ func storeRound(ctx context.Context, cx *cortex.Cortex, idx domain.Index, varian
 			for _, sums := range []*recallSums{out.Overall, cat(out.ByCategory, q.Category)} {
 				sums.add(ranked, q.Evidence)
 			}
-			hits, err := idx.Search(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: evalKs[len(evalKs)-1],
+			hits, err := idx.BleveSearch(ctx, domain.IndexQuery{ScopeID: cv.scope, Text: q.Question, Limit: evalKs[len(evalKs)-1],
 				Filter: domain.MemoryFilter{States: []domain.LifecycleState{domain.StateActive}}})
 			if err != nil {
 				return nil, err

@@ -475,7 +475,9 @@ func (r *Recall) searchInContext(ctx context.Context, q Query, f domain.MemoryFi
 				if a := via[c]; a != nil {
 					c.Reason, c.Via, c.Activation = ReasonAssociation, a, c.TextScore
 				} else if f := viaFacet[c]; f != nil {
-					c.Reason, c.ViaFacet, c.Activation = ReasonFacet, f, c.TextScore
+					// The facet may be the store's shared record: the result has a copy.
+					fc := *f
+					c.Reason, c.ViaFacet, c.Activation = ReasonFacet, &fc, c.TextScore
 				}
 			} else if textOf.lexicalOnly(c.Memory.ID) {
 				c.Reason = ReasonLexical
