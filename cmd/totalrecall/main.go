@@ -41,6 +41,7 @@ Usage:
                                                       many for total recall's walk (0: off; default: a
                                                       sixteenth of --memory-limit each)
                       [--no-warm]                     do not fill the read cache from the graph at start
+                                                      or after large imports
                       [--no-expand]                   search queries' words as written (no WordNet expansion)
                       [--auth] [--insecure]           require API keys; serve off loopback without them
                       [--admin-addr HOST:PORT]        /metrics, /debug/pprof, /livez, /readyz (off unless set)
@@ -332,7 +333,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var mf modelFlags
 	mf.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address HOST:PORT")
-	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start (embedded store)")
+	fs.BoolVar(&sf.noWarm, "no-warm", false, "do not fill the read cache from the graph at start or after large imports (embedded store)")
 	fs.BoolVar(&sf.noExpand, "no-expand", false, "search the words of queries as written: no expansion with WordNet's synonyms and categories")
 	maxContent := fs.Int("max-content-bytes", domain.DefaultMaxContentBytes, "largest content a memory, artifact or kernel may carry, in bytes (1..67108864)")
 	if err := fs.Parse(args); err != nil {
