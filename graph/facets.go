@@ -260,43 +260,55 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 		defer s.cache.end(e)
 	}
 	// The episodes' own facets: from the cache, the rest in one read.
-	ownOf, miss := s.cache.episodeFacets(tk, episodeIDs)
+	epKey := func(id string) string { return "episode\x00" + tk + "\x00" + id }
+	epKeys := make([]string, len(episodeIDs))
+	for k, id := range episodeIDs {
+		epKeys[k] = epKey(id)
+	}
+	ownOf, miss := s.cache.keptFacets(epKeys)
 	if len(miss) > 0 {
+		var ids []string
+		for k, id := range episodeIDs {
+			if _, kept := ownOf[epKeys[k]]; !kept {
+				ids = append(ids, id)
+			}
+		}
 		var r struct {
 			Q []facetNode `json:"q"`
 		}
-		if err := s.read(ctx, `{ q(func: eq(fc.episode, `+idList(miss)+`)) @filter(`+byType+`) { `+facetFields+` } }`, nil, &r); err != nil {
+		if err := s.read(ctx, `{ q(func: eq(fc.episode, `+idList(ids)+`)) @filter(`+byType+`) { `+facetFields+` } }`, nil, &r); err != nil {
 			return nil, nil, err
 		}
 		read := make(map[string][]*domain.Facet, len(miss))
-		for _, id := range miss {
-			read[id] = nil
+		for _, key := range miss {
+			read[key] = nil
 		}
 		for i := range r.Q {
 			f, err := r.Q[i].facet()
 			if err != nil {
 				return nil, nil, err
 			}
-			read[f.EpisodeID] = append(read[f.EpisodeID], f)
+			read[epKey(f.EpisodeID)] = append(read[epKey(f.EpisodeID)], f)
 		}
-		s.cache.fillEpisodeFacets(e, tk, read)
-		for id, fs := range read {
-			ownOf[id] = fs
+		s.cache.fillFacets(e, read)
+		for key, fs := range read {
+			ownOf[key] = fs
 		}
 	}
 	src := map[string]bool{}
 	var keys []string
-	seen := map[string]bool{}
-	for _, id := range episodeIDs {
+	valueOf := map[string]string{} // a value's key → the value
+	for k, id := range episodeIDs {
 		src[id] = true
-		for _, f := range ownOf[id] {
+		for _, f := range ownOf[epKeys[k]] {
 			if f.ScopeID != scopeID {
 				continue
 			}
 			own = append(own, f)
-			if k := facetKey(scopeID, f.Type, f.Value); !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
+			vk := facetKey(scopeID, f.Type, f.Value)
+			if _, seen := valueOf[vk]; !seen {
+				valueOf[vk] = f.Value
+				keys = append(keys, vk)
 			}
 		}
 	}
@@ -306,13 +318,12 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 	// The holders of the episodes' values: from the cache, the rest in one read through
 	// fc.value's index. Type and scope filter the few nodes it finds (the engine compares their
 	// values rather than reading the index of either).
-	holders, missKeys := s.cache.valueFacets(keys)
+	holders, missKeys := s.cache.keptFacets(keys)
 	if len(missKeys) > 0 {
 		vals := map[string]bool{}
 		var list []string
 		for _, k := range missKeys {
-			_, _, v := splitFacetKey(k)
-			if !vals[v] {
+			if v := valueOf[k]; !vals[v] {
 				vals[v] = true
 				list = append(list, quote(v))
 			}
@@ -334,12 +345,13 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 			if err != nil {
 				return nil, nil, err
 			}
-			if k := facetKey(f.ScopeID, f.Type, f.Value); seen[k] {
-				read[k] = append(read[k], f)
+			k := facetKey(f.ScopeID, f.Type, f.Value)
+			if fs, missing := read[k]; missing {
+				read[k] = append(fs, f)
 			}
 		}
 		if len(r.Q) < MaxSharedFacets {
-			s.cache.fillValueFacets(e, read)
+			s.cache.fillFacets(e, read)
 		}
 		for k, fs := range read {
 			holders[k] = fs
@@ -355,9 +367,7 @@ func (s *Store) SharedFacets(ctx context.Context, scopeID string, episodeIDs, ty
 	return own, shared, nil
 }
 
-func facetKey(scopeID, typ, value string) string { return scopeID + "\x00" + typ + "\x00" + value }
-
-func splitFacetKey(k string) (scopeID, typ, value string) {
-	p := strings.SplitN(k, "\x00", 3)
-	return p[0], p[1], p[2]
+// facetKey names the holders of a value in the read cache's facet lists.
+func facetKey(scopeID, typ, value string) string {
+	return "value\x00" + scopeID + "\x00" + typ + "\x00" + value
 }

@@ -59,11 +59,11 @@ type readCache struct {
 	entries map[string]*xEntry
 	uids    map[string]string // uid → memory id, for invalidation
 	persons map[string][]string
-	// Spreading over facets: the facets of episodes (by types and episode id) and the holders
-	// of a facet value (by scope, type and value), dropped with the persons lists; facetCount
-	// is how many facets they hold, at most maxCachedFacets.
-	epFacets, valFacets map[string][]*domain.Facet
-	facetCount          int
+	// Spreading over facets: lists of facets by a key SharedFacets makes (an episode's, a
+	// value's holders), dropped with the persons lists; facetCount is how many facets they
+	// hold, at most maxCachedFacets.
+	facetLists map[string][]*domain.Facet
+	facetCount int
 }
 
 // maxCachedFacets bounds the facets the read cache keeps for spreading over facets (about
@@ -125,8 +125,8 @@ func newReadCacheParts(budget, walks int) *readCache {
 	return &readCache{budget: budget, walkBudget: max(walks, 0), dead: map[string]uint64{}, inflight: map[uint64]int{},
 		mems: map[string]*cachedMemory{}, ctxs: map[string]*cachedContext{}, adj: map[string]*cachedAdj{},
 		stateOf: map[string]*cachedState{}, uids: map[string]string{}, persons: map[string][]string{},
-		epFacets: map[string][]*domain.Facet{}, valFacets: map[string][]*domain.Facet{},
-		entries: map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
+		facetLists: map[string][]*domain.Facet{},
+		entries:    map[string]*xEntry{}, eps: map[string]*cachedMembers{}}
 }
 
 // begin starts a read; the epoch it returns is passed to the fills and to end.
@@ -577,31 +577,12 @@ func (c *readCache) fillPersons(e uint64, scopeID string, names []string) {
 
 // dropFacets forgets the facets kept for spreading. Under c.mu.
 func (c *readCache) dropFacets() {
-	c.epFacets, c.valFacets, c.facetCount = map[string][]*domain.Facet{}, map[string][]*domain.Facet{}, 0
+	c.facetLists, c.facetCount = map[string][]*domain.Facet{}, 0
 }
 
-// episodeFacets returns the kept facets of types tk of the episodes ids, and the ids not kept.
-// A nil cache keeps nothing.
-func (c *readCache) episodeFacets(tk string, ids []string) (map[string][]*domain.Facet, []string) {
-	out := make(map[string][]*domain.Facet, len(ids))
-	if c == nil {
-		return out, ids
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var miss []string
-	for _, id := range ids {
-		if fs, ok := c.epFacets[tk+"\x00"+id]; ok {
-			out[id] = fs
-		} else {
-			miss = append(miss, id)
-		}
-	}
-	return out, miss
-}
-
-// valueFacets returns the kept holders of the facet keys, and the keys not kept.
-func (c *readCache) valueFacets(keys []string) (map[string][]*domain.Facet, []string) {
+// keptFacets returns the kept facet lists of keys, and the keys not kept. A nil cache keeps
+// nothing.
+func (c *readCache) keptFacets(keys []string) (map[string][]*domain.Facet, []string) {
 	out := make(map[string][]*domain.Facet, len(keys))
 	if c == nil {
 		return out, keys
@@ -610,7 +591,7 @@ func (c *readCache) valueFacets(keys []string) (map[string][]*domain.Facet, []st
 	defer c.mu.Unlock()
 	var miss []string
 	for _, k := range keys {
-		if fs, ok := c.valFacets[k]; ok {
+		if fs, ok := c.facetLists[k]; ok {
 			out[k] = fs
 		} else {
 			miss = append(miss, k)
@@ -619,27 +600,9 @@ func (c *readCache) valueFacets(keys []string) (map[string][]*domain.Facet, []st
 	return out, miss
 }
 
-func (c *readCache) fillEpisodeFacets(e uint64, tk string, read map[string][]*domain.Facet) {
-	c.fillFacets(e, func() {
-		for id, fs := range read {
-			c.epFacets[tk+"\x00"+id] = fs
-			c.facetCount += len(fs) + 1
-		}
-	})
-}
-
-func (c *readCache) fillValueFacets(e uint64, read map[string][]*domain.Facet) {
-	c.fillFacets(e, func() {
-		for k, fs := range read {
-			c.valFacets[k] = fs
-			c.facetCount += len(fs) + 1
-		}
-	})
-}
-
-// fillFacets runs fill unless a facet was written since epoch e; past maxCachedFacets the kept
-// facets are dropped first.
-func (c *readCache) fillFacets(e uint64, fill func()) {
+// fillFacets keeps the facet lists a reader of epoch e read, unless a facet was written since;
+// past maxCachedFacets the kept lists are dropped first.
+func (c *readCache) fillFacets(e uint64, read map[string][]*domain.Facet) {
 	if c == nil {
 		return
 	}
@@ -651,7 +614,10 @@ func (c *readCache) fillFacets(e uint64, fill func()) {
 	if c.facetCount > maxCachedFacets {
 		c.dropFacets()
 	}
-	fill()
+	for k, fs := range read {
+		c.facetLists[k] = fs
+		c.facetCount += len(fs) + 1
+	}
 }
 
 // makeRoom evicts arbitrary entries of one part of the cache (the walk's, or the records')

@@ -125,30 +125,45 @@ func scoreExpansions(ctx context.Context, snap *scorch.IndexSnapshot, cs []expCl
 	}()
 	coordOf := float64(len(cs))
 	b := newBest(limit)
-	for k := range pr.view.segs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		start := pr.view.starts[k]
+	err = pr.eachSegment(ctx, func(k int, start uint64, bits *roaring.Bitmap) error {
 		for _, t := range terms {
 			if err := t.addTo(k, queryNorm, acc); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, ph := range phrases {
 			if err := ph.score(k, start, queryNorm, acc); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		bits := pr.filter.bits[k]
 		for _, d := range acc.touched {
-			if bits != nil && bits.Contains(d) {
+			if bits.Contains(d) {
 				b.add(scored{acc.score[d] * (float64(acc.count[d]) / coordOf), start + uint64(d)})
 			}
 		}
 		acc.clear()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rankKept(pr.view, snap, b.h, b.ties, limit)
+}
+
+// eachSegment calls fn with each segment holding documents that meet the search's conditions:
+// its number, its first document number in the snapshot and the documents meeting them.
+func (pr *postingsReader) eachSegment(ctx context.Context, fn func(k int, start uint64, bits *roaring.Bitmap) error) error {
+	for k := range pr.view.segs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if bits := pr.filter.bits[k]; bits != nil && !bits.IsEmpty() {
+			if err := fn(k, pr.view.starts[k], bits); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // postingsReader reads terms' postings in every segment of a snapshot, for the scores of a

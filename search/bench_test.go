@@ -318,8 +318,7 @@ func BenchmarkSearchExpansions(b *testing.B) {
 	for _, c := range []struct{ expand, words string }{{"false", "own"}, {"false", "bleve"}, {"true", "own"}, {"true", "bleve"}, {"bleve", "own"}} {
 		expand := c.expand
 		b.Run(fmt.Sprintf("docs=%d/expand=%s/words=%s", n, expand, c.words), func(b *testing.B) {
-			idx.bleveExpansions, idx.bleveWords = expand == "bleve", c.words == "bleve"
-			defer func() { idx.bleveExpansions, idx.bleveWords = false, false }()
+			sc := scoring{bleveWords: c.words == "bleve", bleveExpansions: expand == "bleve"}
 			lat := make([]time.Duration, 0, b.N)
 			for k := 0; b.Loop(); k++ {
 				q := domain.IndexQuery{ScopeID: scope, Text: questions[k%len(questions)], Limit: 1000}
@@ -327,7 +326,7 @@ func BenchmarkSearchExpansions(b *testing.B) {
 				if expand != "false" {
 					q.Expansions = lex.Expand(q.Text)
 				}
-				if _, err := idx.Search(ctx, q); err != nil {
+				if _, err := idx.search(ctx, q, sc); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))

@@ -265,7 +265,7 @@ func (i *Index) lexical(ctx context.Context, r index.IndexReader, q domain.Index
 		return nil, nil
 	}
 	limit := min(max(q.Limit, DefaultLimit), LexicalPool)
-	if snap, ok := r.(*scorch.IndexSnapshot); ok && len(ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveExpansions && !viaBleve {
+	if snap, ok := r.(*scorch.IndexSnapshot); ok && len(ranges) == 0 && tfIDF(i.idx.Mapping()) && !viaBleve {
 		conds = append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, conds...)
 		hits, err := scoreExpansions(ctx, snap, cs, conds, limit, &i.ids)
 		if err != nil {

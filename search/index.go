@@ -108,12 +108,6 @@ type Index struct {
 	// contentDict is the content field's dictionary of the latest snapshot a search expanded in
 	// (lexical): building one opens every segment's dictionary, in goroutines.
 	contentDict atomic.Pointer[snapshotDict]
-	// bleveExpansions searches the expansions by Bleve's disjunction query instead of
-	// scoreExpansions: the baseline the benchmarks measure it against.
-	bleveExpansions bool
-	// bleveWords searches the words by Bleve's boolean query instead of scoreWords (a
-	// benchmark's baseline).
-	bleveWords bool
 
 	// plans remembers, per scope, whether it held most of the index when last looked at
 	// (searchPlan), so a search does not open a reader of its own just to choose its plan.

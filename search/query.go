@@ -45,17 +45,21 @@ var contentAnalyzer analysis.Analyzer = newMapping().AnalyzerNamed(en.AnalyzerNa
 // only whitespace is INVALID_ARGUMENT; a text with no searchable word (only stop words or
 // punctuation) finds nothing.
 func (i *Index) Search(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
-	return i.search(ctx, q, false)
+	return i.search(ctx, q, scoring{})
 }
 
 // BleveSearch is Search with the words' query (and the expansions', if any) searched and scored by
 // Bleve's own searchers rather than from their postings: the same hits and scores, at Bleve's
 // cost. It is the baseline evaluations and benchmarks measure Search against.
 func (i *Index) BleveSearch(ctx context.Context, q domain.IndexQuery) ([]domain.IndexHit, error) {
-	return i.search(ctx, q, true)
+	return i.search(ctx, q, scoring{bleveWords: true, bleveExpansions: true})
 }
 
-func (i *Index) search(ctx context.Context, q domain.IndexQuery, viaBleve bool) ([]domain.IndexHit, error) {
+// scoring says which of a search's two queries Bleve's searchers score rather than the index
+// from the postings (scoreWords, scoreExpansions): the baselines they are measured against.
+type scoring struct{ bleveWords, bleveExpansions bool }
+
+func (i *Index) search(ctx context.Context, q domain.IndexQuery, sc scoring) ([]domain.IndexHit, error) {
 	if i.closed.Load() {
 		return nil, unavailable()
 	}
@@ -97,12 +101,12 @@ func (i *Index) search(ctx context.Context, q domain.IndexQuery, viaBleve bool) 
 		if len(q.Expansions) > 0 {
 			go func() {
 				defer close(done)
-				lex, lexErr = i.lexical(ctx, r, q, most, viaBleve)
+				lex, lexErr = i.lexical(ctx, r, q, most, sc.bleveExpansions)
 			}()
 		} else {
 			close(done)
 		}
-		if snap, ok := r.(*scorch.IndexSnapshot); ok && tq.scorable && len(tq.ranges) == 0 && tfIDF(i.idx.Mapping()) && !i.bleveWords && !viaBleve {
+		if snap, ok := r.(*scorch.IndexSnapshot); ok && tq.scorable && len(tq.ranges) == 0 && tfIDF(i.idx.Mapping()) && !sc.bleveWords {
 			conds := append([]termCond{{field: FieldScope, terms: []string{q.ScopeID}}}, tq.conds...)
 			hits, err = scoreWords(ctx, snap, tq.wq, conds, limit, &i.ids)
 		} else if ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -139,28 +140,20 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 	accMust, accExact, accPhrase := accs[0], accs[1], accs[2]
 	nMust, nExact := float64(len(must)), float64(len(exacts))
 	b := newBest(limit)
-	for k := range pr.view.segs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		start := pr.view.starts[k]
-		bits := pr.filter.bits[k]
-		if bits == nil || bits.IsEmpty() {
-			continue // no document of the segment meets the conditions
-		}
+	err = pr.eachSegment(ctx, func(k int, start uint64, bits *roaring.Bitmap) error {
 		for _, set := range []struct {
 			ts  []expTerm
 			acc *accumulator
 		}{{must, accMust}, {exacts, accExact}} {
 			for _, t := range set.ts {
 				if err := t.addTo(k, queryNorm, set.acc); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 		if ph != nil {
 			if err := ph.score(k, start, queryNorm, accPhrase); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, d := range accMust.touched {
@@ -187,6 +180,10 @@ func scoreWords(ctx context.Context, snap *scorch.IndexSnapshot, wq wordsQuery, 
 		for _, acc := range accs {
 			acc.clear()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rankKept(pr.view, snap, b.h, b.ties, limit)
 }

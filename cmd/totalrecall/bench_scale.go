@@ -186,8 +186,9 @@ func benchScale(args []string, stdout io.Writer) error {
 		f.LoadRate = float64(f.LoadTurns) / time.Since(t0).Seconds()
 		// The server warms its read cache again once the imports have been quiet a while
 		// (rewarm): that is part of what the load set off, so it is waited for too.
-		time.Sleep(RewarmQuiet + 2*time.Second)
-		f.LoadSettled = RewarmQuiet + 2*time.Second + waitProcIdle(srv.cmd.Process.Pid, 15*time.Minute)
+		quiet := RewarmQuiet + 2*time.Second
+		time.Sleep(quiet)
+		f.LoadSettled = quiet + waitProcIdle(srv.cmd.Process.Pid, 15*time.Minute)
 		cpu1, _ := procCPU(srv.cmd.Process.Pid)
 		f.LoadCPU = (cpu1 - cpu0) / time.Duration(max(f.LoadTurns, 1))
 		f.PeakLoad, f.Settled = srv.rss.Peak(), srv.rss.Now()

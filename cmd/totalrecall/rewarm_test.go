@@ -25,15 +25,8 @@ func TestReadCacheWarmedAgainAfterImports(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			sf := storeFlags{store: "file://" + t.TempDir()}
+			st, _, cx := openStack(t, storeFlags{store: "file://" + t.TempDir()})
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			st, idx, cx, err := sf.open(ctx, logger)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			defer idx.Close()
-			defer cx.Close()
 			imports := make(chan int, 8)
 			cx.SetImportHook(func(n int) { imports <- n })
 			done := make(chan struct{})
