@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -298,25 +299,39 @@ type Proposal struct {
 	Reasons    []Reason       `json:"reasons"`
 }
 
-// DigestReport is the record of one digest pass.
+// DigestReport is the record of one digest pass. Its proposals are kept apart, in artifact id
+// order, and read a page at a time (LifecycleStore.DigestProposals): a first pass over a
+// million memories proposes a million.
 type DigestReport struct {
-	ID        string     `json:"id"`
-	ScopeID   string     `json:"scopeId"`
-	At        time.Time  `json:"at"`
-	Evaluated int        `json:"evaluated"`
-	Proposals []Proposal `json:"proposals"`
-	Archived  []string   `json:"archived"`
-	Removed   []string   `json:"removed"`
+	ID        string    `json:"id"`
+	ScopeID   string    `json:"scopeId"`
+	At        time.Time `json:"at"`
+	Evaluated int       `json:"evaluated"`
+	// ProposalCount is how many proposals the pass made.
+	ProposalCount int      `json:"proposalCount"`
+	Archived      []string `json:"archived"`
+	Removed       []string `json:"removed"`
 	// StaleAfter is the staleness window the pass judged by.
 	StaleAfter time.Duration `json:"staleAfter"`
 }
 
-// ProposalKeys is what a later pass needs of the scope's latest propose pass: when it ran and,
-// by artifact id, the reasons of each proposal by their codes and references (details aside):
-// a few dozen bytes a proposal, where the report decoded whole holds hundreds.
-type ProposalKeys struct {
-	At   time.Time
-	Keys map[string]string
+// MaxProposalPage bounds the proposals one read of a report returns.
+const MaxProposalPage = 10000
+
+// ProposalWriter writes a propose pass's proposals ahead of the pass's own write, packed a page
+// at a time, so that neither the pass nor its write holds them all (LifecycleStore.ProposalWriter).
+// What it wrote is seen only once the pass's write commits with it (DigestPlan.Proposals); a
+// pass that never commits leaves pages no report names.
+type ProposalWriter interface {
+	// Add appends proposals, in artifact id order after every proposal added before, with the
+	// payloads the pass's proposed event (EvDigestProposed) has in the histories of those of
+	// them new there (Event.About; their ids among the proposals'). Errors: INTERNAL (ids out
+	// of order or not ids).
+	Add(ctx context.Context, proposals []Proposal, about map[string]any) error
+	// Flush commits what Add packed so far (a tenth of what the proposals take unpacked). A
+	// pass calls it once it no longer holds what it proposed from; the pass's write commits
+	// whatever is left.
+	Flush(ctx context.Context) error
 }
 
 // ReasonsKey identifies a proposal's reasons by their codes and references, in order.
@@ -349,6 +364,10 @@ type DigestPlan struct {
 	// Proposed marks a propose pass: its report becomes the scope's latest proposals
 	// (LifecycleStore.LastProposal).
 	Proposed bool
+	// Proposals are the pass's proposals, written by the store's ProposalWriter for this
+	// report (nil: none). Report.ProposalCount must count them. The event of type
+	// EvDigestProposed among Events is the one their history payloads belong to.
+	Proposals ProposalWriter
 }
 
 // DigestDecide sees the refgraph nodes of the ids a pass names (read inside the write; ids that

@@ -39,12 +39,20 @@ type LifecycleStore interface {
 	Digest(ctx context.Context, req Request, scopeID string, ids []string, fn DigestDecide) (*DigestReport, error)
 	// DigestReport loads a pass's report. Errors: NOT_FOUND.
 	DigestReport(ctx context.Context, id string) (*DigestReport, error)
+	// DigestProposals reads report id's proposals in artifact id order: at most limit
+	// (1..MaxProposalPage) of those after artifact id after ("": from the first). Errors:
+	// NOT_FOUND, INVALID_ARGUMENT.
+	DigestProposals(ctx context.Context, id, after string, limit int) ([]Proposal, error)
+	// ProposalWriter writes the proposals of report reportID, a propose pass of scope scopeID,
+	// for a DigestPlan to commit; eventKey (the proposed event's message id) names the pages
+	// of that event's history payloads.
+	ProposalWriter(scopeID, reportID, eventKey string) ProposalWriter
+	// ReplayedDigest returns the report of the pass a request ran, nil if it was not applied.
+	// Errors: CONFLICT (the request id was used for another request).
+	ReplayedDigest(ctx context.Context, req Request) (*DigestReport, error)
 	// LastProposal loads the report of the scope's latest propose pass (a plan with Proposed);
 	// nil when the scope has had none.
 	LastProposal(ctx context.Context, scopeID string) (*DigestReport, error)
-	// LastProposalKeys is what a later pass needs of that report (ProposalKeys), read without
-	// holding the report whole; nil when the scope has had none.
-	LastProposalKeys(ctx context.Context, scopeID string) (*ProposalKeys, error)
 	// Restore puts an archived memory, knowledge page or skill back in service. fn sees its node
 	// first. Errors: NOT_FOUND, and fn's.
 	Restore(ctx context.Context, req Request, id string, fn NodeChange) (*RefNode, error)

@@ -319,11 +319,19 @@ func (a *aboutPager) pages() int { return (len(a.ids) + aboutPage - 1) / aboutPa
 // page renders page k as node pageUID of the event node eventUID (each a blank node or a uid).
 func (a *aboutPager) page(k int, pageUID, eventUID string) map[string]any {
 	ids := a.ids[k*aboutPage : min((k+1)*aboutPage, len(a.ids))]
+	return aboutPageNode(a.key, a.ev.ScopeID, k, ids, a.ev.About, pageUID, eventUID)
+}
+
+// aboutPageNode renders page k (node pageUID) of the event node eventUID ("": linked later),
+// whose pages are keyed by key, in scope scopeID: the artifacts ids with their payloads in about.
+func aboutPageNode(key, scopeID string, k int, ids []string, about map[string]any, pageUID, eventUID string) map[string]any {
 	obj := map[string]any{"uid": pageUID, "tr.kind": kindEventAbout,
-		"tr.id": fmt.Sprintf("%s/about/%d", a.key, k), "ev.about": ids, "ev.aboutDoc": packDoc(aboutDoc(ids, a.ev.About)),
-		"ev.of": map[string]any{"uid": eventUID}}
-	if a.ev.ScopeID != "" {
-		obj["tr.scope"] = a.ev.ScopeID
+		"tr.id": fmt.Sprintf("%s/about/%d", key, k), "ev.about": ids, "ev.aboutDoc": packDoc(aboutDoc(ids, about))}
+	if eventUID != "" {
+		obj["ev.of"] = map[string]any{"uid": eventUID}
+	}
+	if scopeID != "" {
+		obj["tr.scope"] = scopeID
 	}
 	return obj
 }

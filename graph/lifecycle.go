@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	gojson "github.com/goccy/go-json"
-
 	"github.com/totalrecall/totalrecall/domain"
 )
 
@@ -76,7 +74,36 @@ func (s *Store) Digest(ctx context.Context, req domain.Request, scopeID string, 
 				return nil, err
 			}
 		}
-		doc, err := packJSON(plan.Report)
+		// The proposals were written ahead, but for their last pages.
+		var pages []string
+		if plan.Proposals != nil {
+			w, ok := plan.Proposals.(*proposalWriter)
+			if !ok || w.s != s || w.reportID != plan.Report.ID || w.scopeID != scopeID {
+				return nil, domain.Errorf(domain.EINTERNAL, "a digest plan's proposals come from another writer")
+			}
+			if err := w.finish(t.ctx); err != nil {
+				return nil, err
+			}
+			if w.count != plan.Report.ProposalCount {
+				return nil, domain.Errorf(domain.EINTERNAL, "a digest report counts %d proposals of %d", plan.Report.ProposalCount, w.count)
+			}
+			pages = w.pages
+			if w.event != "" {
+				n := 0
+				for _, ev := range plan.Events {
+					if ev.Type == domain.EvDigestProposed {
+						t.eventNode(ev, w.event)
+						n++
+					}
+				}
+				if n != 1 {
+					return nil, domain.Errorf(domain.EINTERNAL, "a digest plan with proposals has %d proposed events", n)
+				}
+			}
+		} else if plan.Report.ProposalCount != 0 {
+			return nil, domain.Errorf(domain.EINTERNAL, "a digest report counts %d proposals it has not", plan.Report.ProposalCount)
+		}
+		doc, err := packJSON(reportDocument{DigestReport: *plan.Report, Pages: pages})
 		if err != nil {
 			return nil, err
 		}
@@ -175,20 +202,11 @@ func (t *tx) removeNode(h *headNode, n *domain.RefNode) error {
 
 // DigestReport loads a pass's report.
 func (s *Store) DigestReport(ctx context.Context, id string) (*domain.DigestReport, error) {
-	r, err := s.reportDoc(ctx, id)
+	doc, err := s.reportDocument(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return decodeReport(id, r)
-}
-
-// decodeReport decodes report id's document as it is read.
-func decodeReport(id string, r io.Reader) (*domain.DigestReport, error) {
-	var rep domain.DigestReport
-	if err := gojson.NewDecoder(r).Decode(&rep); err != nil {
-		return nil, fmt.Errorf("digest report %s: %w", id, err)
-	}
-	return &rep, nil
+	return &doc.DigestReport, nil
 }
 
 // reportDoc reads the document of report id, unpacked as it is read.
@@ -235,96 +253,33 @@ func (s *Store) lastProposalID(ctx context.Context, scopeID string) (string, err
 	return r.Q[0].Last, nil
 }
 
-// lastProposalDoc reads the document of the report of the scope's latest propose pass, unpacked
-// as it is read; nil when there is none.
-func (s *Store) lastProposalDoc(ctx context.Context, scopeID string) (string, io.Reader, error) {
-	last, err := s.lastProposalID(ctx, scopeID)
-	if err != nil || last == "" {
-		return "", nil, err
+// ReplayedDigest returns the report of the pass a request ran, as the report reads now (a
+// replayed result of a build before pages holds its proposals, not their count); nil if the
+// request was not applied.
+func (s *Store) ReplayedDigest(ctx context.Context, req domain.Request) (*domain.DigestReport, error) {
+	r := reqPtr(req)
+	if r == nil {
+		return nil, nil
 	}
-	r, err := s.reportDoc(ctx, last)
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return "", nil, nil
+	var rep domain.DigestReport
+	ok, err := s.replayed(ctx, r, &rep)
+	if err != nil || !ok {
+		return nil, err
 	}
-	return last, r, err
+	return s.DigestReport(ctx, rep.ID)
 }
 
 // LastProposal loads the report of the scope's latest propose pass, nil when there is none.
 func (s *Store) LastProposal(ctx context.Context, scopeID string) (*domain.DigestReport, error) {
-	id, r, err := s.lastProposalDoc(ctx, scopeID)
-	if err != nil || r == nil {
+	last, err := s.lastProposalID(ctx, scopeID)
+	if err != nil || last == "" {
 		return nil, err
 	}
-	return decodeReport(id, r)
-}
-
-// LastProposalKeys reads the report of the scope's latest propose pass a proposal at a time,
-// keeping of each only its id and its reasons' key (domain.ProposalKeys); nil when there is
-// none.
-func (s *Store) LastProposalKeys(ctx context.Context, scopeID string) (*domain.ProposalKeys, error) {
-	id, r, err := s.lastProposalDoc(ctx, scopeID)
-	if err != nil || r == nil {
-		return nil, err
+	rep, err := s.DigestReport(ctx, last)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return nil, nil
 	}
-	keys, err := proposalKeys(r)
-	if err != nil {
-		return nil, fmt.Errorf("digest report %s: %w", id, err)
-	}
-	return keys, nil
-}
-
-// proposalKeys decodes what domain.ProposalKeys holds of a report's document, one proposal at a
-// time; the keys, few and repeated ("UNSUPPORTED;STALE;"), are shared.
-func proposalKeys(r io.Reader) (*domain.ProposalKeys, error) {
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a report: %v %v", tok, err)
-	}
-	out := &domain.ProposalKeys{Keys: map[string]string{}}
-	shared := map[string]string{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		switch tok {
-		case "at":
-			if err := dec.Decode(&out.At); err != nil {
-				return nil, err
-			}
-		case "proposals":
-			if tok, err := dec.Token(); err != nil || (tok != json.Delim('[') && tok != nil) {
-				return nil, fmt.Errorf("proposals: %v %v", tok, err)
-			} else if tok == nil {
-				continue
-			}
-			for dec.More() {
-				var pr struct {
-					ArtifactID string          `json:"artifactId"`
-					Reasons    []domain.Reason `json:"reasons"`
-				}
-				if err := dec.Decode(&pr); err != nil {
-					return nil, err
-				}
-				key := domain.ReasonsKey(pr.Reasons)
-				if k, ok := shared[key]; ok {
-					key = k
-				} else if len(shared) < 1024 {
-					shared[key] = key
-				}
-				out.Keys[pr.ArtifactID] = key
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
+	return rep, err
 }
 
 // Restore puts an archived artifact back in service; its archive record stays, with RestoredAt,

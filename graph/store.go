@@ -390,6 +390,10 @@ type tx struct {
 	// blank nodes.
 	committed []func(uids map[string]string)
 
+	// eventNodes are events whose nodes were made ahead of the write, with the pages of their
+	// history payloads (see proposalWriter); the write makes each node its event.
+	eventNodes map[*domain.Event]string
+
 	// The event counter as read at the start of a cluster transaction.
 	counterRead bool
 	counterVal  uint64
@@ -565,6 +569,10 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 	// The pages of an event about many artifacts are committed before it (aboutAhead).
 	ahead := map[int]string{}
 	for i, ev := range t.events {
+		if uid, ok := t.eventNodes[ev]; ok {
+			ahead[i] = uid
+			continue
+		}
 		if len(ev.About) > aboutInline*aboutPage {
 			uid, err := t.aboutAhead(ev)
 			if err != nil {
@@ -662,6 +670,14 @@ func (s *Store) OnCommit(fn func([]*domain.Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.committed = fn
+}
+
+// eventNode makes node uid, made ahead of the write, the node of its event ev.
+func (t *tx) eventNode(ev *domain.Event, uid string) {
+	if t.eventNodes == nil {
+		t.eventNodes = map[*domain.Event]string{}
+	}
+	t.eventNodes[ev] = uid
 }
 
 // aboutInline is how many pages of an event about several artifacts its own commit writes; an

@@ -29,6 +29,19 @@ func (r *artifactHitResolver) Skill(ctx context.Context, obj *cortex.ArtifactHit
 	return obj.Artifact, nil
 }
 
+// Proposals is the resolver for the proposals field.
+func (r *digestReportResolver) Proposals(ctx context.Context, obj *domain.DigestReport, first *int, after *string) ([]*domain.Proposal, error) {
+	page, err := r.Cortex.DigestProposals(ctx, obj.ID, after, first)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*domain.Proposal, len(page))
+	for i := range page {
+		out[i] = &page[i]
+	}
+	return out, nil
+}
+
 // StaleAfterDays is the resolver for the staleAfterDays field.
 func (r *digestReportResolver) StaleAfterDays(ctx context.Context, obj *domain.DigestReport) (float64, error) {
 	return obj.StaleAfter.Hours() / 24, nil

@@ -9,7 +9,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -30,6 +34,8 @@ func benchDigest(args []string, stdout io.Writer) error {
 	rounds := fs.Int("rounds", 3, "timed passes of each kind (the median is printed)")
 	cluster := fs.String("cluster", "", "also measure on this Dgraph cluster (dgraph://HOST:PORT)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed passes (not the load) to this file")
+	allStale := fs.Bool("all-stale", false, "make every artifact unused for a year (a third are, without it), so that every unsupported one is proposed")
+	heap := fs.Bool("heap", false, "instead of timing passes, measure the peak heap of the refgraph's scan alone, a first propose pass and a second one, with the collector held close to what is live (GOGC=10)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,14 +57,14 @@ func benchDigest(args []string, stdout io.Writer) error {
 		if *cpuprofile != "" {
 			prof = *cpuprofile + "." + names[i]
 		}
-		if err := benchDigestOn(stdout, names[i], sf, *n, *refs, *rounds, prof); err != nil {
+		if err := benchDigestOn(stdout, names[i], sf, *n, *refs, *rounds, prof, *heap, *allStale); err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
 	return nil
 }
 
-func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int, cpuprofile string) error {
+func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int, cpuprofile string, heap, allStale bool) error {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	st, idx, cx, err := sf.open(ctx, logger)
@@ -73,13 +79,16 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 		return err
 	}
 	start := time.Now()
-	live, edges, err := loadRefgraph(ctx, st, sc.ID, n, refs)
+	live, edges, err := loadRefgraph(ctx, st, sc.ID, n, refs, allStale)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "[%s] loaded %d artifacts (%d live, the rest tombstones of removed ones) and ~%d references in %s\n",
 		name, n, live, edges, time.Since(start).Round(time.Millisecond))
 
+	if heap {
+		return digestHeap(ctx, w, name, st, cx, sc.ID, live)
+	}
 	stop, err := startProfile(cpuprofile)
 	if err != nil {
 		return err
@@ -136,10 +145,24 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 		return fmt.Errorf("the pass evaluated %d artifacts, want %d", rep.Evaluated, live)
 	}
 	reasons := map[domain.ReasonCode]int{}
-	for _, p := range rep.Proposals {
-		for _, r := range p.Reasons {
-			reasons[r.Code]++
+	var middle *domain.Proposal
+	read := 0
+	if err := eachProposalPage(ctx, localDigester{cx}, rep.ID, domain.MaxProposalPage, func(page []domain.Proposal) error {
+		for i, p := range page {
+			for _, r := range p.Reasons {
+				reasons[r.Code]++
+			}
+			if read == rep.ProposalCount/2 {
+				middle = &page[i]
+			}
+			read++
 		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if read != rep.ProposalCount {
+		return fmt.Errorf("the report counts %d proposals, %d were read", rep.ProposalCount, read)
 	}
 	rawMed, passMed := median(raw), median(pass)
 	// The scope's first pass records the proposals in their artifacts' histories; the later ones
@@ -152,10 +175,10 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 		float64(rep.Evaluated)/rawMed.Seconds(), rawMed.Round(time.Millisecond), float64(rawBytes)/1e6)
 	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s)\n", name, fmt.Sprintf("raw baseline: the same reads, %d queries at a time", graph.ScanWorkers),
 		float64(rep.Evaluated)/median(rawPar).Seconds(), median(rawPar).Round(time.Millisecond))
-	fmt.Fprintf(w, "[%s] proposals %d of %d (reasons: %s)\n", name, len(rep.Proposals), rep.Evaluated, fmtReasons(reasons))
+	fmt.Fprintf(w, "[%s] proposals %d of %d (reasons: %s)\n", name, rep.ProposalCount, rep.Evaluated, fmtReasons(reasons))
 	// The history of a proposed artifact holds the first pass's proposal, with its reasons.
-	if len(rep.Proposals) > 0 {
-		pr := rep.Proposals[len(rep.Proposals)/2]
+	if middle != nil {
+		pr := middle
 		t0 := time.Now()
 		h, err := cx.History(ctx, pr.ArtifactID)
 		if err != nil {
@@ -207,9 +230,9 @@ func median(ds []time.Duration) time.Duration {
 
 // loadRefgraph writes n artifacts of the scope with about refs outgoing references each, in
 // batches of one mutation. References point at the batch's first 30% ("hubs"), so most
-// artifacts have no support; a third are old (stale), 5% archived, and 1% are tombstones of
-// removed artifacts, so some references are broken.
-func loadRefgraph(ctx context.Context, st *graph.Store, scopeID string, n, refs int) (live, edges int, err error) {
+// artifacts have no support; a third are old (stale; with allStale, all are), 5% archived, and 1%
+// are tombstones of removed artifacts, so some references are broken.
+func loadRefgraph(ctx context.Context, st *graph.Store, scopeID string, n, refs int, allStale bool) (live, edges int, err error) {
 	const batch = 10000
 	rng := rand.New(rand.NewPCG(4, 2))
 	now := time.Now().UTC()
@@ -219,7 +242,7 @@ func loadRefgraph(ctx context.Context, st *graph.Store, scopeID string, n, refs 
 		objs := make([]map[string]any, k)
 		for i := 0; i < k; i++ {
 			used := now
-			if rng.IntN(3) == 0 {
+			if rng.IntN(3) == 0 || allStale {
 				used = old
 			}
 			state := string(domain.StateActive)
@@ -266,4 +289,82 @@ func loadRefgraph(ctx context.Context, st *graph.Store, scopeID string, n, refs 
 		}
 	}
 	return live, edges, nil
+}
+
+// digestHeap measures, with the collector held close to what is live (GOGC=10), the peak heap
+// above the heap at the start (live objects and garbage not yet swept) and the process's peak
+// anonymous resident memory of: the refgraph's scan alone (decoded, as a pass reads it: the
+// pass's raw baseline), the scope's first propose pass (every proposal new to its history) and
+// a second pass (the same proposals, none new).
+func digestHeap(ctx context.Context, w io.Writer, name string, st *graph.Store, cx *cortex.Cortex, scopeID string, live int) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	rss := sampleRSS(os.Getpid())
+	defer rss.Stop()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	heapNow := func() (objects, live uint64) {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64(), sample[1].Value.Uint64()
+	}
+	measure := func(label string, fn func() error) error {
+		runtime.GC()
+		base, liveBase := heapNow()
+		rssBase := rss.Now().Anon
+		rss.Reset()
+		var peak, peakLive atomic.Uint64
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			t := time.NewTicker(5 * time.Millisecond)
+			defer t.Stop()
+			for {
+				h, l := heapNow()
+				peak.Store(max(peak.Load(), h))
+				peakLive.Store(max(peakLive.Load(), l))
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		t0 := time.Now()
+		err := fn()
+		took := time.Since(t0)
+		close(stop)
+		<-done
+		if err != nil {
+			return err
+		}
+		const mib = 1 << 20
+		fmt.Fprintf(w, "[%s] %-52s peak heap +%5.0f MiB, live at a collection +%5.0f MiB, RssAnon peak %5.0f MiB (%+.0f) (%s)\n", name, label,
+			float64(peak.Load()-min(base, peak.Load()))/mib, float64(peakLive.Load()-min(liveBase, peakLive.Load()))/mib,
+			float64(rss.Peak().Anon)/mib, float64(rss.Peak().Anon-rssBase)/mib, took.Round(time.Millisecond))
+		return nil
+	}
+	scanned := 0
+	if err := measure("raw baseline: the refgraph's scan alone, decoded", func() error {
+		return st.ScanRefgraph(ctx, scopeID, func(page []*domain.RefNode) error {
+			scanned += len(page)
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	var rep *domain.DigestReport
+	pass := func() error {
+		var err error
+		rep, err = cx.RunDigest(ctx, cortex.DigestInput{ScopeID: scopeID, Propose: true})
+		return err
+	}
+	if err := measure("first propose pass of the scope (all proposals new)", pass); err != nil {
+		return err
+	}
+	if err := measure("propose pass again (the same proposals)", pass); err != nil {
+		return err
+	}
+	if rep.Evaluated != live {
+		return fmt.Errorf("the pass evaluated %d artifacts, want %d", rep.Evaluated, live)
+	}
+	fmt.Fprintf(w, "[%s] proposals %d of %d evaluated (%d nodes scanned)\n\n", name, rep.ProposalCount, rep.Evaluated, scanned)
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/totalrecall/totalrecall/client"
 	"github.com/totalrecall/totalrecall/domain"
 	"github.com/totalrecall/totalrecall/domain/cortex"
 	"github.com/totalrecall/totalrecall/domain/digest"
@@ -53,7 +55,7 @@ func startDigestSchedule(ctx context.Context, cx *cortex.Cortex, d digestSchedul
 			}
 			proposed, archived := 0, 0
 			for _, r := range reps {
-				proposed += len(r.Proposals)
+				proposed += r.ProposalCount
 				archived += len(r.Archived)
 			}
 			logger.Info("scheduled digest", "passes", len(reps), "proposals", proposed, "archived", archived)
@@ -85,12 +87,14 @@ func digestCmd(args []string, stdout io.Writer) error {
 		return strings.Split(s, ",")
 	}
 	var run func(ctx context.Context) ([]*domain.DigestReport, error)
+	var d digester
 	if *server != "" {
 		if *scope == "" {
 			return errors.New("digest --server: give --scope")
 		}
+		d = &remoteDigester{c: client.FromEnv(*server), scope: *scope, staleAfter: *staleAfter}
 		run = func(ctx context.Context) ([]*domain.DigestReport, error) {
-			return digestOverServer(ctx, *server, *scope, *archive, ids(*remove), *staleAfter)
+			return digestScope(ctx, d, *scope, *archive, ids(*remove), *staleAfter)
 		}
 	} else {
 		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -101,6 +105,7 @@ func digestCmd(args []string, stdout io.Writer) error {
 		defer st.Close()
 		defer idx.Close()
 		defer cx.Close()
+		d = localDigester{cx}
 		run = func(ctx context.Context) ([]*domain.DigestReport, error) {
 			if *scope == "" {
 				if *remove != "" || (*archive != "" && *archive != "proposed") {
@@ -108,7 +113,7 @@ func digestCmd(args []string, stdout io.Writer) error {
 				}
 				return cx.DigestScopes(ctx, *archive == "proposed", *staleAfter)
 			}
-			return digestScope(ctx, cx, *scope, *archive, ids(*remove), *staleAfter)
+			return digestScope(ctx, d, *scope, *archive, ids(*remove), *staleAfter)
 		}
 	}
 	for {
@@ -116,7 +121,9 @@ func digestCmd(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		printReports(stdout, reps, *asJSON)
+		if err := printReports(context.Background(), stdout, d, reps, *asJSON); err != nil {
+			return err
+		}
 		if *every <= 0 {
 			return nil
 		}
@@ -124,53 +131,123 @@ func digestCmd(args []string, stdout io.Writer) error {
 	}
 }
 
-// digestScope runs the passes asked for one scope: a propose pass (also when archiving what it
-// proposes), then an archive and/or remove pass.
-func digestScope(ctx context.Context, cx *cortex.Cortex, scope, archive string, remove []string, staleAfter time.Duration) ([]*domain.DigestReport, error) {
-	in := cortex.DigestInput{ScopeID: scope, Remove: remove, StaleAfter: &staleAfter}
-	var out []*domain.DigestReport
-	switch {
-	case archive == "proposed" || (archive == "" && len(remove) == 0):
-		rep, err := cx.RunDigest(ctx, cortex.DigestInput{ScopeID: scope, Propose: true, StaleAfter: &staleAfter})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rep)
-		if archive == "proposed" {
-			for _, p := range rep.Proposals {
-				in.Archive = append(in.Archive, p.ArtifactID)
-			}
-		}
-	case archive != "":
-		in.Archive = strings.Split(archive, ",")
-	}
-	if len(in.Archive) == 0 && len(in.Remove) == 0 {
-		return out, nil
-	}
-	rep, err := cx.RunDigest(ctx, in)
-	if err != nil {
-		return out, err
-	}
-	return append(out, rep), nil
+// digester runs digest passes and reads their proposals, in-process or through a server.
+type digester interface {
+	run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error)
+	// proposals reads a page of report id's proposals: at most first after artifact id after.
+	proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error)
 }
 
-func printReports(w io.Writer, reps []*domain.DigestReport, asJSON bool) {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		for _, r := range reps {
-			_ = enc.Encode(r)
+type localDigester struct{ cx *cortex.Cortex }
+
+func (d localDigester) run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error) {
+	return d.cx.RunDigest(ctx, in)
+}
+
+func (d localDigester) proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error) {
+	return d.cx.DigestProposals(ctx, id, &after, &first)
+}
+
+// eachProposalPage hands fn report id's proposals, first at a time, in artifact id order.
+func eachProposalPage(ctx context.Context, d digester, id string, first int, fn func([]domain.Proposal) error) error {
+	for after := ""; ; {
+		page, err := d.proposals(ctx, id, after, first)
+		if err != nil || len(page) == 0 {
+			return err
 		}
-		return
+		if err := fn(page); err != nil {
+			return err
+		}
+		after = page[len(page)-1].ArtifactID
 	}
-	for _, r := range reps {
-		fmt.Fprintf(w, "digest %s scope %s: evaluated %d, proposed %d, archived %d, removed %d\n",
-			r.ID, r.ScopeID, r.Evaluated, len(r.Proposals), len(r.Archived), len(r.Removed))
-		for _, p := range r.Proposals {
-			var why []string
-			for _, rs := range p.Reasons {
-				why = append(why, string(rs.Code))
+}
+
+// digestScope runs the passes asked for one scope: a propose pass (also when archiving what it
+// proposes), then archive and/or remove passes. What a propose pass proposes is archived
+// digest.MaxIDs a pass, read a page at a time.
+func digestScope(ctx context.Context, d digester, scope, archive string, remove []string, staleAfter time.Duration) ([]*domain.DigestReport, error) {
+	var out []*domain.DigestReport
+	pass := func(in cortex.DigestInput) error {
+		in.ScopeID, in.StaleAfter = scope, &staleAfter
+		rep, err := d.run(ctx, in)
+		if err == nil {
+			out = append(out, rep)
+		}
+		return err
+	}
+	switch {
+	case archive == "proposed" || (archive == "" && len(remove) == 0):
+		if err := pass(cortex.DigestInput{Propose: true}); err != nil {
+			return nil, err
+		}
+		if archive == "proposed" && out[0].ProposalCount > 0 {
+			if err := eachProposalPage(ctx, d, out[0].ID, digest.MaxIDs, func(page []domain.Proposal) error {
+				ids := make([]string, len(page))
+				for i, p := range page {
+					ids[i] = p.ArtifactID
+				}
+				return pass(cortex.DigestInput{Archive: ids})
+			}); err != nil {
+				return out, err
 			}
-			fmt.Fprintf(w, "  propose %s %s: %s\n", p.Family, p.ArtifactID, strings.Join(why, ", "))
+		}
+		if len(remove) > 0 {
+			return out, pass(cortex.DigestInput{Remove: remove})
+		}
+		return out, nil
+	case archive != "":
+		return out, pass(cortex.DigestInput{Archive: strings.Split(archive, ","), Remove: remove})
+	}
+	return out, pass(cortex.DigestInput{Remove: remove})
+}
+
+// printReports prints each report with its proposals, read a page at a time: as text, or as
+// one JSON object a report (the report's fields and its proposals).
+func printReports(ctx context.Context, w io.Writer, d digester, reps []*domain.DigestReport, asJSON bool) error {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	for _, r := range reps {
+		if asJSON {
+			head, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			bw.Write(head[:len(head)-1])
+			bw.WriteString(`,"proposals":[`)
+		} else {
+			fmt.Fprintf(bw, "digest %s scope %s: evaluated %d, proposed %d, archived %d, removed %d\n",
+				r.ID, r.ScopeID, r.Evaluated, r.ProposalCount, len(r.Archived), len(r.Removed))
+		}
+		n := 0
+		if r.ProposalCount > 0 {
+			if err := eachProposalPage(ctx, d, r.ID, domain.MaxProposalPage, func(page []domain.Proposal) error {
+				for _, p := range page {
+					if asJSON {
+						if n > 0 {
+							bw.WriteByte(',')
+						}
+						b, err := json.Marshal(p)
+						if err != nil {
+							return err
+						}
+						bw.Write(b)
+					} else {
+						var why []string
+						for _, rs := range p.Reasons {
+							why = append(why, string(rs.Code))
+						}
+						fmt.Fprintf(bw, "  propose %s %s: %s\n", p.Family, p.ArtifactID, strings.Join(why, ", "))
+					}
+					n++
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		if asJSON {
+			bw.WriteString("]}\n")
 		}
 	}
+	return bw.Flush()
 }

@@ -58,14 +58,15 @@ type proposal struct {
 }
 
 type digestReport struct {
-	ID        string
-	Evaluated int
-	Proposals []proposal
-	Archived  []string
-	Removed   []string
+	ID            string
+	Evaluated     int
+	ProposalCount int
+	Proposals     []proposal
+	Archived      []string
+	Removed       []string
 }
 
-const reportFields = `id evaluated archived removed proposals { artifactId family reasons { code detail referenceIds } }`
+const reportFields = `id evaluated proposalCount archived removed proposals { artifactId family reasons { code detail referenceIds } }`
 
 func (s *server) saveKnowledge(t testing.TB, in map[string]any) artifact {
 	t.Helper()
@@ -102,6 +103,9 @@ func (s *server) digest(t testing.TB, in map[string]any) digestReport {
 	t.Helper()
 	var r struct{ RunDigest digestReport }
 	s.ok(t, `mutation($in: DigestInput!) { runDigest(input: $in) { `+reportFields+` } }`, map[string]any{"in": in}, &r)
+	if r.RunDigest.ProposalCount != len(r.RunDigest.Proposals) {
+		t.Fatalf("a report counts %d proposals and gives %d", r.RunDigest.ProposalCount, len(r.RunDigest.Proposals))
+	}
 	return r.RunDigest
 }
 

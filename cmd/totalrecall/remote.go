@@ -12,6 +12,7 @@ import (
 
 	"github.com/totalrecall/totalrecall/client"
 	"github.com/totalrecall/totalrecall/domain"
+	"github.com/totalrecall/totalrecall/domain/cortex"
 )
 
 // The data commands' --server paths: the same work done by the running server that owns the
@@ -190,59 +191,60 @@ func embedOverServer(server, scope string, stdout io.Writer) error {
 	return nil
 }
 
-// digestOverServer runs digest passes for one scope through a running server, as digestScope
-// does in-process: a propose pass (also when archiving what it proposes), then an archive and
-// remove pass.
-func digestOverServer(ctx context.Context, server, scope, archive string, remove []string, staleAfter time.Duration) ([]*domain.DigestReport, error) {
-	c := client.FromEnv(server)
-	const q = `mutation($in: DigestInput!) { runDigest(input: $in) { id scopeId at evaluated archived removed staleAfterDays
-		proposals { artifactId family reasons { code detail referenceIds } } } }`
-	days := staleAfter.Hours() / 24
-	call := func(in map[string]any) (*domain.DigestReport, error) {
-		in["scopeId"], in["staleAfterDays"] = scope, days
-		var r struct {
-			D struct {
-				ID, ScopeID       string
-				At                time.Time
-				Evaluated         int
-				Archived, Removed []string
-				StaleAfterDays    float64
-				Proposals         []domain.Proposal
-			} `json:"runDigest"`
-		}
-		if err := c.Do(ctx, q, map[string]any{"in": in}, &r); err != nil {
-			return nil, err
-		}
-		d := r.D
-		return &domain.DigestReport{ID: d.ID, ScopeID: d.ScopeID, At: d.At, Evaluated: d.Evaluated, Proposals: d.Proposals,
-			Archived: d.Archived, Removed: d.Removed, StaleAfter: time.Duration(d.StaleAfterDays * float64(24*time.Hour))}, nil
+// remoteDigester runs digest passes of one scope through a running server's GraphQL API.
+type remoteDigester struct {
+	c          *client.Client
+	scope      string
+	staleAfter time.Duration
+}
+
+func (d *remoteDigester) run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error) {
+	const q = `mutation($in: DigestInput!) { runDigest(input: $in) { id scopeId at evaluated proposalCount archived removed staleAfterDays } }`
+	vars := map[string]any{"scopeId": d.scope, "staleAfterDays": d.staleAfter.Hours() / 24}
+	if in.Propose {
+		vars["propose"] = true
 	}
-	var out []*domain.DigestReport
-	in := map[string]any{"remove": remove}
-	switch {
-	case archive == "proposed" || (archive == "" && len(remove) == 0):
-		rep, err := call(map[string]any{"propose": true})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rep)
-		if archive == "proposed" {
-			var a []string
-			for _, p := range rep.Proposals {
-				a = append(a, p.ArtifactID)
-			}
-			in["archive"] = a
-		}
-	case archive != "":
-		in["archive"] = strings.Split(archive, ",")
+	if len(in.Archive) > 0 {
+		vars["archive"] = in.Archive
 	}
-	a, _ := in["archive"].([]string)
-	if len(a) == 0 && len(remove) == 0 {
-		return out, nil
+	if len(in.Remove) > 0 {
+		vars["remove"] = in.Remove
 	}
-	rep, err := call(in)
-	if err != nil {
-		return out, err
+	var r struct {
+		D struct {
+			ID, ScopeID       string
+			At                time.Time
+			Evaluated         int
+			ProposalCount     int
+			Archived, Removed []string
+			StaleAfterDays    float64
+		} `json:"runDigest"`
 	}
-	return append(out, rep), nil
+	if err := d.c.Do(ctx, q, map[string]any{"in": vars}, &r); err != nil {
+		return nil, err
+	}
+	x := r.D
+	return &domain.DigestReport{ID: x.ID, ScopeID: x.ScopeID, At: x.At, Evaluated: x.Evaluated, ProposalCount: x.ProposalCount,
+		Archived: x.Archived, Removed: x.Removed, StaleAfter: time.Duration(x.StaleAfterDays * float64(24*time.Hour))}, nil
+}
+
+func (d *remoteDigester) proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error) {
+	const q = `query($id: ID!, $first: Int, $after: ID) { digestReport(id: $id) {
+		proposals(first: $first, after: $after) { artifactId family reasons { code detail referenceIds } } } }`
+	vars := map[string]any{"id": id, "first": first}
+	if after != "" {
+		vars["after"] = after
+	}
+	var r struct {
+		D *struct {
+			Proposals []domain.Proposal
+		} `json:"digestReport"`
+	}
+	if err := d.c.Do(ctx, q, vars, &r); err != nil {
+		return nil, err
+	}
+	if r.D == nil {
+		return nil, fmt.Errorf("digest report %s not found", id)
+	}
+	return r.D.Proposals, nil
 }

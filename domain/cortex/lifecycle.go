@@ -591,54 +591,18 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 	}
 	now := tc.Timestamp
 	req := domain.Request{Op: "runDigest", RequestID: in.RequestID, Fingerprint: fingerprint(p), ScopeID: p.ScopeID}
-	report := &domain.DigestReport{ID: domain.NewID(), ScopeID: p.ScopeID, At: now, Proposals: []domain.Proposal{},
+	report := &domain.DigestReport{ID: domain.NewID(), ScopeID: p.ScopeID, At: now,
 		Archived: append([]string{}, p.Archive...), Removed: append([]string{}, p.Remove...), StaleAfter: p.StaleAfter}
-	// fresh are the proposals new to their artifacts' histories (see digest.Fresh).
-	var fresh []domain.Proposal
+	// A request applied already answers as it did, before any proposal is written again.
+	if rep, err := ls.ReplayedDigest(ctx, req); err != nil || rep != nil {
+		return rep, err
+	}
+	dc := tc.Derive(CtxDigest, now)
+	var prop *proposing
 	if p.Propose {
-		if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
+		if prop, err = c.propose(ctx, ls, p, report, dc); err != nil {
 			return nil, err
 		}
-		// The previous report is read while the scope is scanned.
-		type last struct {
-			keys *domain.ProposalKeys
-			err  error
-		}
-		prevc := make(chan last, 1)
-		go func() {
-			keys, err := ls.LastProposalKeys(ctx, p.ScopeID)
-			prevc <- last{keys, err}
-		}()
-		lastUsed := map[string]time.Time{}
-		if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
-			for _, n := range page {
-				if n.Family.Digestible() {
-					report.Evaluated++
-				}
-			}
-			props := digest.Propose(page, now, p.StaleAfter)
-			if len(props) > 0 {
-				byID := make(map[string]*domain.RefNode, len(page))
-				for _, n := range page {
-					byID[n.ID] = n
-				}
-				for _, pr := range props {
-					lastUsed[pr.ArtifactID] = byID[pr.ArtifactID].LastUsed
-				}
-			}
-			report.Proposals = append(report.Proposals, props...)
-			return nil
-		}); err != nil {
-			<-prevc
-			return nil, err
-		}
-		pl := <-prevc
-		if pl.err != nil {
-			return nil, pl.err
-		}
-		prev := pl.keys
-		sort.Slice(report.Proposals, func(i, j int) bool { return report.Proposals[i].ArtifactID < report.Proposals[j].ArtifactID })
-		fresh = digest.Fresh(report.Proposals, prev, lastUsed)
 	}
 	ids := append(append([]string{}, p.Archive...), p.Remove...)
 	out, err := ls.Digest(ctx, req, p.ScopeID, ids, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
@@ -649,23 +613,15 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 		cmd := command(domain.MsgDigestCommand, p.ScopeID, "", tc, CtxDigest, map[string]any{
 			"reportId": report.ID, "propose": p.Propose, "archive": p.Archive, "remove": p.Remove, "staleAfter": p.StaleAfter.String()})
 		evs := []*domain.Event{cmd}
-		dc := tc.Derive(CtxDigest, now)
-		if p.Propose {
-			candidates := make([]string, 0, min(len(report.Proposals), 100))
-			for _, pr := range report.Proposals[:min(len(report.Proposals), 100)] {
-				candidates = append(candidates, pr.ArtifactID)
-			}
+		if prop != nil {
 			// A proposal is a step in its artifact's history, with the typed reasons, unless the
 			// previous pass made it already (a scheduled pass repeats itself). The pass's one
-			// event is about every such artifact, with its own payload there: one event per
-			// proposal cost a first pass over a large scope more than the scan itself.
-			about := make(map[string]any, len(fresh))
-			for _, pr := range fresh {
-				about[pr.ArtifactID] = proposedAbout{ArtifactID: pr.ArtifactID, Family: pr.Family, ReportID: report.ID, Reasons: pr.Reasons}
-			}
+			// event is about every such artifact, with its own payload there (written ahead
+			// with the proposals): one event per proposal cost a first pass over a large scope
+			// more than the scan itself.
 			evs = append(evs, &domain.Event{Type: domain.EvDigestProposed, ScopeID: p.ScopeID, Context: dc,
-				Payload: map[string]any{"reportId": report.ID, "evaluated": report.Evaluated, "proposals": len(report.Proposals),
-					"newProposals": len(fresh), "firstCandidates": candidates}, About: about})
+				Payload: map[string]any{"reportId": report.ID, "evaluated": report.Evaluated, "proposals": report.ProposalCount,
+					"newProposals": prop.fresh, "firstCandidates": prop.candidates}})
 		}
 		for _, id := range p.Archive {
 			n := nodes[id]
@@ -684,13 +640,95 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			evs = append(evs, &domain.Event{Type: domain.EvArtifactRemoved, ScopeID: p.ScopeID, MemoryID: id,
 				Context: dc.Derive(CtxDigest, now), Payload: pl})
 		}
-		return &domain.DigestPlan{Report: report, Archive: records, Remove: p.Remove, Events: evs, Proposed: p.Propose}, nil
+		plan := &domain.DigestPlan{Report: report, Archive: records, Remove: p.Remove, Events: evs, Proposed: p.Propose}
+		if prop != nil {
+			plan.Proposals = prop.w
+		}
+		return plan, nil
 	})
 	c.log.Kick()
 	if err != nil {
 		return nil, err
 	}
 	if err := c.refreshIndex(ctx, ids); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// proposing is what a propose pass wrote ahead of its write.
+type proposing struct {
+	w          domain.ProposalWriter
+	fresh      int      // proposals new to their artifacts' histories
+	candidates []string // the first 100 proposals' artifacts
+}
+
+// proposeChunk is how many artifacts a propose pass evaluates between two writes of proposals.
+const proposeChunk = 1000
+
+// propose scans the scope's refgraph and writes the pass's proposals, in artifact id order, with
+// the payloads of those new to their artifacts' histories (digest.Prior), ahead of the pass's
+// write; it counts them in report. The scan holds the refgraph; the proposals are held a chunk
+// at a time and then packed, and the previous pass's are read a page at a time.
+func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest.Pass, report *domain.DigestReport, dc domain.TransactionContext) (*proposing, error) {
+	if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
+		return nil, err
+	}
+	var nodes []*domain.RefNode
+	if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
+		for _, n := range page {
+			if n.Family.Digestible() {
+				report.Evaluated++
+			}
+		}
+		nodes = append(nodes, page...)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	var prior *digest.Prior
+	prev, err := ls.LastProposal(ctx, p.ScopeID)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil {
+		prior = digest.NewPrior(prev.At, func(after string) ([]domain.Proposal, error) {
+			return ls.DigestProposals(ctx, prev.ID, after, domain.MaxProposalPage)
+		})
+	}
+	out := &proposing{w: ls.ProposalWriter(p.ScopeID, report.ID, dc.MessageID), candidates: []string{}}
+	for lo := 0; lo < len(nodes); lo += proposeChunk {
+		var props []domain.Proposal
+		about := map[string]any{}
+		for _, n := range nodes[lo:min(len(nodes), lo+proposeChunk)] {
+			rs := digest.Evaluate(n, report.At, p.StaleAfter)
+			if len(rs) == 0 {
+				continue
+			}
+			pr := domain.Proposal{ArtifactID: n.ID, Family: n.Family, Reasons: rs}
+			props = append(props, pr)
+			fresh, err := prior.Fresh(pr, n.LastUsed)
+			if err != nil {
+				return nil, err
+			}
+			if fresh {
+				about[pr.ArtifactID] = proposedAbout{ArtifactID: pr.ArtifactID, Family: pr.Family, ReportID: report.ID, Reasons: pr.Reasons}
+			}
+			if len(out.candidates) < 100 {
+				out.candidates = append(out.candidates, pr.ArtifactID)
+			}
+		}
+		if err := out.w.Add(ctx, props, about); err != nil {
+			return nil, err
+		}
+		report.ProposalCount += len(props)
+		out.fresh += len(about)
+	}
+	// The proposals are packed: the refgraph goes before they are committed, and the commits'
+	// engine caches take its place, not its side.
+	nodes = nil
+	if err := out.w.Flush(ctx); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -733,10 +771,51 @@ func (c *Cortex) DigestReport(ctx context.Context, id string) (*domain.DigestRep
 	return rep, nil
 }
 
+// DefaultProposalPage is how many proposals a read of a report's gives when it names no number.
+const DefaultProposalPage = 1000
+
+// DigestProposals reads report id's proposals in artifact id order, a page at a time: at most
+// first (1 to domain.MaxProposalPage; nil: DefaultProposalPage) of those after artifact id
+// after ("" or nil: from the first). Errors: INVALID_ARGUMENT, NOT_FOUND.
+func (c *Cortex) DigestProposals(ctx context.Context, id string, after *string, first *int) ([]domain.Proposal, error) {
+	rep, err := c.DigestReport(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	n := DefaultProposalPage
+	if first != nil {
+		n = *first
+	}
+	if n < 1 || n > domain.MaxProposalPage {
+		return nil, domain.FieldErrorf("first", "must be between 1 and %d", domain.MaxProposalPage)
+	}
+	from := ""
+	if after != nil {
+		from = *after
+	}
+	if from != "" {
+		if err := domain.CheckID("after", from); err != nil {
+			return nil, err
+		}
+	}
+	if rep.ProposalCount == 0 {
+		return []domain.Proposal{}, nil
+	}
+	ls, err := c.lifecycleStore()
+	if err != nil {
+		return nil, err
+	}
+	return ls.DigestProposals(ctx, id, from, n)
+}
+
 // DigestScopes runs one scheduled pass over every scope: propose, and with archive also archive
 // what the pass proposes. It returns the reports.
 func (c *Cortex) DigestScopes(ctx context.Context, archive bool, staleAfter time.Duration) ([]*domain.DigestReport, error) {
 	scopes, err := c.Scopes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
 	}
@@ -753,14 +832,24 @@ func (c *Cortex) DigestScopes(ctx context.Context, archive bool, staleAfter time
 			return out, err
 		}
 		out = append(out, rep)
-		if !archive || len(rep.Proposals) == 0 {
+		if !archive || rep.ProposalCount == 0 {
 			continue
 		}
-		for i := 0; i < len(rep.Proposals); i += digest.MaxIDs {
-			var ids []string
-			for _, pr := range rep.Proposals[i:min(len(rep.Proposals), i+digest.MaxIDs)] {
-				ids = append(ids, pr.ArtifactID)
+		// The proposals are archived digest.MaxIDs a pass, read as they are archived.
+		after := ""
+		for {
+			page, err := ls.DigestProposals(ctx, rep.ID, after, digest.MaxIDs)
+			if err != nil {
+				return out, err
 			}
+			if len(page) == 0 {
+				break
+			}
+			ids := make([]string, len(page))
+			for i, pr := range page {
+				ids[i] = pr.ArtifactID
+			}
+			after = ids[len(ids)-1]
 			arch, err := c.RunDigest(ctx, DigestInput{ScopeID: sc.ID, Archive: ids, StaleAfter: &staleAfter})
 			if err != nil {
 				// The graph changed since the proposal: the next scheduled pass proposes afresh.

@@ -20,7 +20,6 @@ package digest
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -167,47 +166,68 @@ func Check(p Pass) error {
 	return nil
 }
 
-// Propose evaluates every node and returns the proposals, in id order.
-func Propose(nodes []*domain.RefNode, now time.Time, staleAfter time.Duration) []domain.Proposal {
-	var out []domain.Proposal
-	for _, n := range nodes {
-		if rs := Evaluate(n, now, staleAfter); len(rs) > 0 {
-			out = append(out, domain.Proposal{ArtifactID: n.ID, Family: n.Family, Reasons: rs})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ArtifactID < out[j].ArtifactID })
-	return out
+// Prior is the scope's previous propose pass as a later pass consults it, to tell which of its
+// own proposals are new to their artifacts' histories (Fresh). Its proposals are fetched a page
+// at a time, in artifact id order, as the later pass asks in that order: neither pass's
+// proposals are ever held whole.
+type Prior struct {
+	at    time.Time
+	fetch func(after string) ([]domain.Proposal, error)
+	buf   []domain.Proposal
+	i     int
+	done  bool
 }
 
-// Fresh returns the proposals of a pass that their artifacts' histories do not hold yet: those
-// the scope's previous propose pass (prev; nil when there was none) did not make with the same
-// reasons, and those of artifacts used (updated, retrieved or restored: lastUsed) since. A pass
-// that finds the same artifacts in the same state as the last one records nothing new.
-func Fresh(proposals []domain.Proposal, prev *domain.ProposalKeys, lastUsed map[string]time.Time) []domain.Proposal {
-	if prev == nil {
-		return proposals
-	}
-	var out []domain.Proposal
-	for _, pr := range proposals {
-		key, ok := prev.Keys[pr.ArtifactID]
-		if ok && key == domain.ReasonsKey(pr.Reasons) && !lastUsed[pr.ArtifactID].After(prev.At) {
-			continue
-		}
-		out = append(out, pr)
-	}
-	return out
+// NewPrior is the pass made at at whose proposals fetch returns, a page at a time: those after
+// artifact id after, in id order; none once there are no more.
+func NewPrior(at time.Time, fetch func(after string) ([]domain.Proposal, error)) *Prior {
+	return &Prior{at: at, fetch: fetch}
 }
 
-// KeysOf is what Fresh needs of a report.
-func KeysOf(rep *domain.DigestReport) *domain.ProposalKeys {
-	if rep == nil {
-		return nil
+// Fresh tells whether proposal pr, of an artifact last used (created, updated, retrieved or
+// restored) at lastUsed, is new to its artifact's history: the previous pass (p; nil when there
+// was none) did not make it with the same reasons, or the artifact was used since. A pass that
+// finds the same artifacts in the same state as the last one records nothing new. Proposals
+// are asked in artifact id order.
+func (p *Prior) Fresh(pr domain.Proposal, lastUsed time.Time) (bool, error) {
+	if p == nil {
+		return true, nil
 	}
-	keys := make(map[string]string, len(rep.Proposals))
-	for _, pr := range rep.Proposals {
-		keys[pr.ArtifactID] = domain.ReasonsKey(pr.Reasons)
+	prev, ok, err := p.find(pr.ArtifactID)
+	if err != nil {
+		return false, err
 	}
-	return &domain.ProposalKeys{At: rep.At, Keys: keys}
+	if !ok || lastUsed.After(p.at) {
+		return true, nil
+	}
+	return domain.ReasonsKey(prev.Reasons) != domain.ReasonsKey(pr.Reasons), nil
+}
+
+// find returns the previous pass's proposal for artifact id, ids asked in increasing order.
+func (p *Prior) find(id string) (*domain.Proposal, bool, error) {
+	for {
+		for p.i < len(p.buf) && p.buf[p.i].ArtifactID < id {
+			p.i++
+		}
+		if p.i < len(p.buf) {
+			if p.buf[p.i].ArtifactID == id {
+				return &p.buf[p.i], true, nil
+			}
+			return nil, false, nil
+		}
+		if p.done {
+			return nil, false, nil
+		}
+		after := ""
+		if len(p.buf) > 0 {
+			after = p.buf[len(p.buf)-1].ArtifactID
+		}
+		page, err := p.fetch(after)
+		if err != nil {
+			return nil, false, err
+		}
+		p.buf, p.i, p.done = page, 0, len(page) == 0
+	}
 }
 
 // Decide checks the archive and remove lists of p against the nodes read inside the write and

@@ -1,6 +1,9 @@
 package digest
 
 import (
+	"errors"
+	"reflect"
+	"sort"
 	"testing"
 	"time"
 
@@ -236,18 +239,22 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestProposeOrdersAndSkips(t *testing.T) {
+func TestEvaluateSkips(t *testing.T) {
 	old := now.Add(-365 * day)
-	ns := []*domain.RefNode{
-		node("c", domain.FamSkill, domain.EndActive, old),
-		node("a", domain.FamMemory, domain.EndActive, old),
-		node("k", domain.FamAgentKernel, domain.EndActive, old),
-		node("w", domain.FamWorkingState, domain.EndTransient, old),
-		node("b", domain.FamKnowledge, domain.EndActive, now),
-	}
-	ps := Propose(ns, now, 30*day)
-	if len(ps) != 2 || ps[0].ArtifactID != "a" || ps[1].ArtifactID != "c" || ps[1].Family != domain.FamSkill {
-		t.Fatalf("proposals = %+v", ps)
+	for _, c := range []struct {
+		n    *domain.RefNode
+		want bool
+	}{
+		{node("c", domain.FamSkill, domain.EndActive, old), true},
+		{node("a", domain.FamMemory, domain.EndActive, old), true},
+		{node("k", domain.FamAgentKernel, domain.EndActive, old), false},
+		{node("w", domain.FamWorkingState, domain.EndTransient, old), false},
+		{node("b", domain.FamKnowledge, domain.EndActive, now), false},
+		{node("x", domain.FamMemory, domain.EndArchived, old), false},
+	} {
+		if got := len(Evaluate(c.n, now, 30*day)) > 0; got != c.want {
+			t.Errorf("%s (%s, %s): a candidate %v, want %v", c.n.ID, c.n.Family, c.n.State, got, c.want)
+		}
 	}
 }
 
@@ -255,23 +262,50 @@ func TestFreshProposals(t *testing.T) {
 	old := now.Add(-365 * day)
 	stale := []domain.Reason{{Code: domain.ReasonUnsupported, ReferenceIDs: []string{}}, {Code: domain.ReasonStale, ReferenceIDs: []string{}}}
 	broken := []domain.Reason{{Code: domain.ReasonUnsupported, ReferenceIDs: []string{}}, {Code: domain.ReasonBrokenReference, ReferenceIDs: []string{"r1"}}}
-	prev := &domain.DigestReport{At: now.Add(-day), Proposals: []domain.Proposal{
-		{ArtifactID: "same", Reasons: stale}, {ArtifactID: "changed", Reasons: stale}, {ArtifactID: "used", Reasons: broken}}}
+	prev := []domain.Proposal{{ArtifactID: "changed", Reasons: stale}, {ArtifactID: "gone", Reasons: stale},
+		{ArtifactID: "same", Reasons: stale}, {ArtifactID: "used", Reasons: broken}}
 	cur := []domain.Proposal{
-		{ArtifactID: "same", Reasons: stale},     // as before: nothing new
 		{ArtifactID: "changed", Reasons: broken}, // other reasons
-		{ArtifactID: "used", Reasons: broken},    // restored or retrieved since, proposed again
 		{ArtifactID: "new", Reasons: stale},      // not proposed before
+		{ArtifactID: "same", Reasons: stale},     // as before: nothing new
+		{ArtifactID: "used", Reasons: broken},    // restored or retrieved since, proposed again
+		{ArtifactID: "young", Reasons: stale},    // after every previous one
 	}
-	lastUsed := map[string]time.Time{"same": old, "changed": old, "used": now.Add(-time.Hour), "new": old}
-	var got []string
-	for _, p := range Fresh(cur, KeysOf(prev), lastUsed) {
-		got = append(got, p.ArtifactID)
+	lastUsed := map[string]time.Time{"same": old, "changed": old, "used": now.Add(-time.Hour), "new": old, "young": old}
+	// The previous pass's proposals come a page at a time, whatever the page's size.
+	for size := 1; size <= len(prev)+1; size++ {
+		fetches := 0
+		prior := NewPrior(now.Add(-day), func(after string) ([]domain.Proposal, error) {
+			fetches++
+			i := sort.Search(len(prev), func(i int) bool { return prev[i].ArtifactID > after })
+			return prev[i:min(len(prev), i+size)], nil
+		})
+		var got []string
+		for _, p := range cur {
+			fresh, err := prior.Fresh(p, lastUsed[p.ArtifactID])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh {
+				got = append(got, p.ArtifactID)
+			}
+		}
+		if !reflect.DeepEqual(got, []string{"changed", "new", "used", "young"}) {
+			t.Fatalf("pages of %d: fresh = %v, want [changed new used young]", size, got)
+		}
+		if want := (len(prev)+size-1)/size + 1; fetches != want {
+			t.Fatalf("pages of %d: %d fetches, want %d", size, fetches, want)
+		}
 	}
-	if len(got) != 3 || got[0] != "changed" || got[1] != "used" || got[2] != "new" {
-		t.Fatalf("fresh = %v, want [changed used new]", got)
+	var none *Prior
+	for _, p := range cur {
+		if fresh, err := none.Fresh(p, old); !fresh || err != nil {
+			t.Fatalf("without a previous pass every proposal is fresh: %s %v %v", p.ArtifactID, fresh, err)
+		}
 	}
-	if all := Fresh(cur, nil, lastUsed); len(all) != 4 {
-		t.Fatalf("without a previous pass every proposal is fresh: %d", len(all))
+	failed := errors.New("read failed")
+	prior := NewPrior(now, func(string) ([]domain.Proposal, error) { return nil, failed })
+	if _, err := prior.Fresh(cur[0], old); !errors.Is(err, failed) {
+		t.Fatalf("a failed read: %v", err)
 	}
 }

@@ -976,7 +976,9 @@ func testDigestRemoveRule(t *testing.T, st domain.Store) {
 }
 
 // testLastProposal: the report of a scope's latest propose pass (a plan marked Proposed) is
-// found again; other passes do not replace it.
+// found again; other passes do not replace it. A pass's proposals are written ahead a page at a
+// time and read back in artifact id order from any point; the payloads of the new ones are
+// steps in their artifacts' histories, under the pass's one event.
 func testLastProposal(t *testing.T, st domain.Store) {
 	ctx := context.Background()
 	ls := lifecycle(t, st)
@@ -988,68 +990,214 @@ func testLastProposal(t *testing.T, st domain.Store) {
 	wantCode(t, err, domain.ENOTFOUND)
 	m := NewMemory(sc.ID, "proposed")
 	mustInsert(t, st, m)
-	propose := func(proposals ...domain.Proposal) string {
+	// propose writes proposals chunk at a time, with the payloads of about, and commits them
+	// with a pass whose report counts proposals+miscount of them.
+	propose := func(proposals []domain.Proposal, about map[string]any, chunk, miscount int) (string, *domain.Event, error) {
 		t.Helper()
 		fn, id := plan(sc.ID, nil, nil)
-		if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, nil, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
+		ev := &domain.Event{Type: domain.EvDigestProposed, ScopeID: sc.ID, Context: ctxFor("digest"),
+			Payload: map[string]any{"proposals": len(proposals)}}
+		var w domain.ProposalWriter
+		if len(proposals) > 0 {
+			w = ls.ProposalWriter(sc.ID, id, ev.Context.MessageID)
+			for lo := 0; lo < len(proposals); lo += chunk {
+				part := proposals[lo:min(len(proposals), lo+chunk)]
+				pl := map[string]any{}
+				for _, pr := range part {
+					if v, ok := about[pr.ArtifactID]; ok {
+						pl[pr.ArtifactID] = v
+					}
+				}
+				if err := w.Add(ctx, part, pl); err != nil {
+					t.Fatal(err)
+				}
+				// Some passes commit what they packed ahead; the others leave it all to the
+				// pass's write.
+				if chunk > 500 && lo%(3*chunk) == 0 {
+					if err := w.Flush(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if chunk > 300 {
+				if err := w.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		_, err := ls.Digest(ctx, domain.Request{}, sc.ID, nil, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
 			p, err := fn(nodes)
 			if err != nil {
 				return nil, err
 			}
-			p.Report.Proposals, p.Proposed = proposals, true
+			p.Report.ProposalCount, p.Proposed, p.Proposals = len(proposals)+miscount, true, w
+			p.Events = append(p.Events, ev)
 			return p, nil
-		}); err != nil {
+		})
+		return id, ev, err
+	}
+	mustPropose := func(proposals []domain.Proposal, about map[string]any, chunk int) (string, *domain.Event) {
+		t.Helper()
+		id, ev, err := propose(proposals, about, chunk, 0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return id
+		return id, ev
 	}
-	propose()
-	second := propose(domain.Proposal{ArtifactID: m.ID, Family: domain.FamMemory, Reasons: []domain.Reason{{Code: domain.ReasonStale, ReferenceIDs: []string{}}}})
+	read := func(id, after string, limit int) []domain.Proposal {
+		t.Helper()
+		got, err := ls.DigestProposals(ctx, id, after, limit)
+		if err != nil {
+			t.Fatalf("proposals of %s after %q, %d: %v", id, after, limit, err)
+		}
+		return got
+	}
+	first, _ := mustPropose(nil, nil, 1)
+	if got := read(first, "", 10); got == nil || len(got) != 0 {
+		t.Fatalf("an empty pass's proposals = %#v", got)
+	}
+	one := []domain.Proposal{{ArtifactID: m.ID, Family: domain.FamMemory, Reasons: []domain.Reason{{Code: domain.ReasonStale, ReferenceIDs: []string{}}}}}
+	second, _ := mustPropose(one, nil, 1)
 	// An archive pass is no proposal.
 	fn, _ := plan(sc.ID, []string{m.ID}, nil)
 	if _, err := ls.Digest(ctx, domain.Request{}, sc.ID, []string{m.ID}, fn); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := ls.LastProposal(ctx, sc.ID)
-	if err != nil || rep == nil || rep.ID != second || len(rep.Proposals) != 1 || rep.Proposals[0].ArtifactID != m.ID {
-		t.Fatalf("last proposal = %+v, %v; want report %s", rep, err, second)
+	if err != nil || rep == nil || rep.ID != second || rep.ProposalCount != 1 || !reflect.DeepEqual(read(second, "", 10), one) {
+		t.Fatalf("last proposal = %+v, %v; want report %s with its one proposal", rep, err, second)
 	}
 	if rep, err := ls.LastProposal(ctx, other.ID); rep != nil || err != nil {
 		t.Fatalf("another scope's last proposal = %+v, %v", rep, err)
 	}
-	sameKeys := func(rep *domain.DigestReport) {
-		t.Helper()
-		keys, err := ls.LastProposalKeys(ctx, sc.ID)
-		want := digest.KeysOf(rep)
-		if err != nil || keys == nil || !keys.At.Equal(want.At) || !reflect.DeepEqual(keys.Keys, want.Keys) {
-			t.Fatalf("last proposal's keys = %+v, %v; want %+v", keys, err, want)
-		}
-	}
-	sameKeys(rep)
-	if keys, err := ls.LastProposalKeys(ctx, other.ID); keys != nil || err != nil {
-		t.Fatalf("another scope's last proposal's keys = %+v, %v", keys, err)
-	}
-	_, err = ls.LastProposalKeys(ctx, domain.NewID())
-	wantCode(t, err, domain.ENOTFOUND)
-	// A report larger than a plain document is kept packed; both reads give it back whole, with
-	// what its strings hold.
+
+	// More proposals than ten pages, with strings of every kind, written in chunks across pages;
+	// every other one is new to its artifact's history.
 	var many []domain.Proposal
-	for i := range 300 {
+	about := map[string]any{}
+	for i := range 12345 {
 		refs := []string{}
 		if i%3 == 0 {
 			refs = []string{domain.NewID(), domain.NewID()}
 		}
-		many = append(many, domain.Proposal{ArtifactID: domain.NewID(), Family: domain.FamMemory, Reasons: []domain.Reason{
+		pr := domain.Proposal{ArtifactID: domain.NewID(), Family: domain.FamMemory, Reasons: []domain.Reason{
 			{Code: domain.ReasonUnsupported, Detail: Nasty[i%len(Nasty)], ReferenceIDs: refs},
-			{Code: domain.ReasonStale, Detail: fmt.Sprintf("unused since %d", i), ReferenceIDs: []string{}}}})
+			{Code: domain.ReasonStale, Detail: fmt.Sprintf("unused since %d", i), ReferenceIDs: []string{}}}}
+		many = append(many, pr)
 	}
 	sort.Slice(many, func(i, j int) bool { return many[i].ArtifactID < many[j].ArtifactID })
-	third := propose(many...)
-	rep, err = ls.LastProposal(ctx, sc.ID)
-	if err != nil || rep == nil || rep.ID != third || !reflect.DeepEqual(rep.Proposals, many) {
-		t.Fatalf("last proposal of 300 = %v, %v; want report %s with them all", rep != nil, err, third)
+	for i, pr := range many {
+		if i%2 == 0 {
+			about[pr.ArtifactID] = map[string]any{"artifactId": pr.ArtifactID, "family": "memory", "detail": pr.Reasons[0].Detail}
+		}
 	}
-	sameKeys(rep)
+	seq0, err := st.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, ev := mustPropose(many, about, 333)
+	rep, err = ls.LastProposal(ctx, sc.ID)
+	if err != nil || rep == nil || rep.ID != third || rep.ProposalCount != len(many) || rep.ScopeID != sc.ID {
+		t.Fatalf("last proposal of %d = %+v, %v; want report %s counting them", len(many), rep, err, third)
+	}
+	if got, err := ls.DigestReport(ctx, third); err != nil || !reflect.DeepEqual(got, rep) {
+		t.Fatalf("report %s = %+v, %v; want %+v", third, got, err, rep)
+	}
+	// Read whole at every page size, and from any point.
+	for _, limit := range []int{1000, 999, 1001, domain.MaxProposalPage} {
+		var all []domain.Proposal
+		for after := ""; ; {
+			page := read(third, after, limit)
+			if len(page) == 0 {
+				break
+			}
+			if len(page) > limit {
+				t.Fatalf("%d proposals asked, %d read", limit, len(page))
+			}
+			all = append(all, page...)
+			after = page[len(page)-1].ArtifactID
+		}
+		if !reflect.DeepEqual(all, many) {
+			i := 0
+			for i < min(len(all), len(many)) && reflect.DeepEqual(all[i], many[i]) {
+				i++
+			}
+			t.Fatalf("read %d at a time: %d proposals, not those written (%d); the first to differ, %d: %+v, want %+v",
+				limit, len(all), len(many), i, all[min(i, len(all)-1)], many[min(i, len(many)-1)])
+		}
+	}
+	for _, i := range []int{0, 1, 998, 999, 1000, 1001, 5000, 9999, 10000, 12343} {
+		if got := read(third, many[i].ArtifactID, 2); !reflect.DeepEqual(got, many[i+1:min(len(many), i+3)]) {
+			t.Fatalf("2 after proposal %d: %+v", i, got)
+		}
+	}
+	if got := read(third, many[len(many)-1].ArtifactID, 5); len(got) != 0 {
+		t.Fatalf("after the last proposal: %+v", got)
+	}
+	// An id between two proposals' ids: the reading starts at the next.
+	between := many[2000].ArtifactID[:len(many[2000].ArtifactID)-1] + "0"
+	if between >= many[2000].ArtifactID {
+		between = many[1999].ArtifactID
+	}
+	if got := read(third, between, 1); len(got) != 1 || got[0].ArtifactID <= between || got[0].ArtifactID > many[2000].ArtifactID {
+		t.Fatalf("1 after %s: %+v", between, got)
+	}
+	for _, bad := range []struct {
+		after string
+		limit int
+	}{{"", 0}, {"", -1}, {"", domain.MaxProposalPage + 1}, {"not an id", 10}, {`"} . _:x <a> "b" .`, 10}} {
+		_, err := ls.DigestProposals(ctx, third, bad.after, bad.limit)
+		wantCode(t, err, domain.EINVALID)
+	}
+	_, err = ls.DigestProposals(ctx, domain.NewID(), "", 10)
+	wantCode(t, err, domain.ENOTFOUND)
+	// The pass is one event in the log; each new proposal a step in its artifact's history.
+	logged, err := st.EventsSince(ctx, seq0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proposed []*domain.Event
+	for _, e := range logged {
+		if e.Type == domain.EvDigestProposed {
+			proposed = append(proposed, e)
+		}
+	}
+	if len(proposed) != 1 || proposed[0].ID() != ev.ID() || proposed[0].Payload["proposals"] != float64(len(many)) {
+		t.Fatalf("the log holds %+v, want the pass's one proposed event", proposed)
+	}
+	for _, i := range []int{0, 1, 2, 999, 1000, 5000, 10000, 12344} {
+		h, err := st.MemoryEvents(ctx, many[i].ArtifactID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if len(h) != 0 {
+				t.Fatalf("the history of proposal %d, not new, = %+v", i, h)
+			}
+			continue
+		}
+		if len(h) != 1 || h[0].ID() != ev.ID() || h[0].Seq != proposed[0].Seq || h[0].Payload["artifactId"] != many[i].ArtifactID ||
+			h[0].Payload["detail"] != many[i].Reasons[0].Detail {
+			t.Fatalf("the history of proposal %d = %+v", i, h)
+		}
+	}
+
+	// What the writer refuses, and passes that do not commit, leave the last proposal as it was.
+	w := ls.ProposalWriter(sc.ID, domain.NewID(), "")
+	if err := w.Add(ctx, many[10:12], nil); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, w.Add(ctx, many[5:6], nil), domain.EINTERNAL)
+	wantCode(t, w.Add(ctx, many[12:12], map[string]any{many[0].ArtifactID: map[string]any{}}), domain.EINTERNAL)
+	wantCode(t, w.Add(ctx, []domain.Proposal{{ArtifactID: "zzz-not-an-id"}}, nil), domain.EINTERNAL)
+	miscounted, _, err := propose(many[:1500], about, 700, 1)
+	wantCode(t, err, domain.EINTERNAL)
+	if _, err := ls.DigestReport(ctx, miscounted); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("a refused pass's report: %v", err)
+	}
+	if rep, err := ls.LastProposal(ctx, sc.ID); err != nil || rep == nil || rep.ID != third {
+		t.Fatalf("after refused passes the last proposal = %+v, %v; want %s", rep, err, third)
+	}
 }
 
 // testEventAbout: an event about several artifacts (Event.About: a propose pass's proposals) is

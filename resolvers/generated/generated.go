@@ -252,7 +252,8 @@ type ComplexityRoot struct {
 		At             func(childComplexity int) int
 		Evaluated      func(childComplexity int) int
 		ID             func(childComplexity int) int
-		Proposals      func(childComplexity int) int
+		ProposalCount  func(childComplexity int) int
+		Proposals      func(childComplexity int, first *int, after *string) int
 		Removed        func(childComplexity int) int
 		ScopeID        func(childComplexity int) int
 		StaleAfterDays func(childComplexity int) int
@@ -884,6 +885,8 @@ type ArtifactHitResolver interface {
 	Skill(ctx context.Context, obj *cortex.ArtifactHit) (*domain.Artifact, error)
 }
 type DigestReportResolver interface {
+	Proposals(ctx context.Context, obj *domain.DigestReport, first *int, after *string) ([]*domain.Proposal, error)
+
 	StaleAfterDays(ctx context.Context, obj *domain.DigestReport) (float64, error)
 }
 type EpisodeResolver interface {
@@ -1853,12 +1856,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.complexity.DigestReport.ID(childComplexity), true
+	case "DigestReport.proposalCount":
+		if e.complexity.DigestReport.ProposalCount == nil {
+			break
+		}
+
+		return e.complexity.DigestReport.ProposalCount(childComplexity), true
 	case "DigestReport.proposals":
 		if e.complexity.DigestReport.Proposals == nil {
 			break
 		}
 
-		return e.complexity.DigestReport.Proposals(childComplexity), true
+		args, err := ec.field_DigestReport_proposals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.complexity.DigestReport.Proposals(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "DigestReport.removed":
 		if e.complexity.DigestReport.Removed == nil {
 			break
@@ -5563,7 +5577,14 @@ type DigestReport {
   at: Time!
   "Memories, knowledge pages and skills a propose pass evaluated."
   evaluated: Int!
-  proposals: [DigestProposal!]!
+  "How many proposals the pass made."
+  proposalCount: Int!
+  """
+  The pass's proposals in artifact id order, a page at a time: at most ` + "`" + `first` + "`" + ` (default 1000, at
+  most 10000) of those after the artifact id ` + "`" + `after` + "`" + ` (default: from the first). The next page
+  starts after the last artifact id of this one; ` + "`" + `proposalCount` + "`" + ` says how many there are.
+  """
+  proposals(first: Int, after: ID): [DigestProposal!]!
   archived: [ID!]!
   removed: [ID!]!
   staleAfterDays: Float!
@@ -7491,6 +7512,22 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_DigestReport_proposals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first", ec.unmarshalOInt2ᚖint)
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after", ec.unmarshalOID2ᚖstring)
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Episode_facets_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -13198,6 +13235,35 @@ func (ec *executionContext) fieldContext_DigestReport_evaluated(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _DigestReport_proposalCount(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext_DigestReport_proposalCount,
+		func(ctx context.Context) (any, error) {
+			return obj.ProposalCount, nil
+		},
+		nil,
+		ec.marshalNInt2int,
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_DigestReport_proposalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DigestReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DigestReport_proposals(ctx context.Context, field graphql.CollectedField, obj *domain.DigestReport) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13205,21 +13271,22 @@ func (ec *executionContext) _DigestReport_proposals(ctx context.Context, field g
 		field,
 		ec.fieldContext_DigestReport_proposals,
 		func(ctx context.Context) (any, error) {
-			return obj.Proposals, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.resolvers.DigestReport().Proposals(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		ec.marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ,
+		ec.marshalNDigestProposal2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ,
 		true,
 		true,
 	)
 }
 
-func (ec *executionContext) fieldContext_DigestReport_proposals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_DigestReport_proposals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DigestReport",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			switch field.Name {
 			case "artifactId":
@@ -13231,6 +13298,17 @@ func (ec *executionContext) fieldContext_DigestReport_proposals(_ context.Contex
 			}
 			return nil, fmt.Errorf("no field named %q was found under type DigestProposal", field.Name)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_DigestReport_proposals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -20081,6 +20159,8 @@ func (ec *executionContext) fieldContext_Mutation_runDigest(ctx context.Context,
 				return ec.fieldContext_DigestReport_at(ctx, field)
 			case "evaluated":
 				return ec.fieldContext_DigestReport_evaluated(ctx, field)
+			case "proposalCount":
+				return ec.fieldContext_DigestReport_proposalCount(ctx, field)
 			case "proposals":
 				return ec.fieldContext_DigestReport_proposals(ctx, field)
 			case "archived":
@@ -23591,6 +23671,8 @@ func (ec *executionContext) fieldContext_Query_digestReport(ctx context.Context,
 				return ec.fieldContext_DigestReport_at(ctx, field)
 			case "evaluated":
 				return ec.fieldContext_DigestReport_evaluated(ctx, field)
+			case "proposalCount":
+				return ec.fieldContext_DigestReport_proposalCount(ctx, field)
 			case "proposals":
 				return ec.fieldContext_DigestReport_proposals(ctx, field)
 			case "archived":
@@ -34325,11 +34407,47 @@ func (ec *executionContext) _DigestReport(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "proposals":
-			out.Values[i] = ec._DigestReport_proposals(ctx, field, obj)
+		case "proposalCount":
+			out.Values[i] = ec._DigestReport_proposalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "proposals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DigestReport_proposals(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "archived":
 			out.Values[i] = ec._DigestReport_archived(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40979,11 +41097,7 @@ func (ec *executionContext) unmarshalNDigestInput2githubᚗcomᚋtotalrecallᚋt
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNDigestProposal2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx context.Context, sel ast.SelectionSet, v domain.Proposal) graphql.Marshaler {
-	return ec._DigestProposal(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Proposal) graphql.Marshaler {
+func (ec *executionContext) marshalNDigestProposal2ᚕᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Proposal) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	var wg sync.WaitGroup
 	isLen1 := len(v) == 1
@@ -41007,7 +41121,7 @@ func (ec *executionContext) marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecall
 			if !isLen1 {
 				defer wg.Done()
 			}
-			ret[i] = ec.marshalNDigestProposal2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx, sel, v[i])
+			ret[i] = ec.marshalNDigestProposal2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx, sel, v[i])
 		}
 		if isLen1 {
 			f(i)
@@ -41025,6 +41139,16 @@ func (ec *executionContext) marshalNDigestProposal2ᚕgithubᚗcomᚋtotalrecall
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNDigestProposal2ᚖgithubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐProposal(ctx context.Context, sel ast.SelectionSet, v *domain.Proposal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			ec.Errorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DigestProposal(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDigestReason2githubᚗcomᚋtotalrecallᚋtotalrecallᚋdomainᚐReason(ctx context.Context, sel ast.SelectionSet, v domain.Reason) graphql.Marshaler {
