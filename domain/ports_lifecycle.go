@@ -30,7 +30,8 @@ type LifecycleStore interface {
 	// before fn runs. Errors: NOT_FOUND, CROSS_SCOPE_REFERENCE, and fn's.
 	Reference(ctx context.Context, req Request, sourceID string, t RefType, targetID string, add bool, at time.Time, fn ReferenceChange) (*Reference, error)
 	// ScanRefgraph reads every artifact of a scope with its outgoing and incoming references, a
-	// page at a time, and hands each page to fn (the pages together cover the scope once).
+	// page at a time, and hands each page to fn (the pages together cover the scope once, in
+	// artifact id order).
 	ScanRefgraph(ctx context.Context, scopeID string, fn func(page []*RefNode) error) error
 
 	// Digest runs one digest pass: the refgraph nodes of ids are read inside the write, fn

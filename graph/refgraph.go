@@ -493,10 +493,13 @@ func (n *scanNode) edges() [][]uidOnly {
 	return [][]uidOnly{n.Supports, n.DerivedFrom, n.DependsOn, n.Cites, n.Contradicts}
 }
 
-// ScanRefgraph reads the whole refgraph of a scope (see ScanKindsQuery and ScanNodesQuery), then
-// joins the incoming side in memory — every reference lies within the scope, so the outgoing
-// references of all its nodes are all its references — and hands the artifacts (kernels and
-// tombstones left out) to fn in pages.
+// ScanRefgraph reads the whole refgraph of a scope (see ScanKindsQuery and ScanNodesQuery) into
+// a compact graph — each node's head and its references as indexes of their other ends — then
+// joins the incoming side in memory (every reference lies within the scope, so the outgoing
+// references of all its nodes are all its references) and hands the artifacts (kernels and
+// tombstones left out) to fn in pages, in artifact id order, each page's nodes and references
+// made as it is handed out. The compact graph takes about a fifth of the nodes made whole: a
+// pass over a million artifacts holds it, and one page.
 func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page []*domain.RefNode) error) error {
 	if !domain.ValidID(scopeID) {
 		return domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
@@ -505,14 +508,18 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 	if err != nil {
 		return err
 	}
-	total := 0
-	for _, uids := range byKind {
-		total += len(uids)
-	}
-	// The pages are read ScanWorkers at a time, each decoded by the worker that read it; the
-	// nodes are then taken in page order.
+	// Phase one fixes each node's index: jobs in order, each a run of indexes.
 	jobs := scanJobs(byKind)
-	pages := make([][]*scanNode, len(jobs))
+	starts := make([]int, len(jobs)+1)
+	index := map[string]int32{}
+	for i, j := range jobs {
+		starts[i+1] = starts[i] + len(j.uids)
+		for k, uid := range j.uids {
+			index[uid] = int32(starts[i] + k)
+		}
+	}
+	recs := make([]scanRec, starts[len(jobs)])
+	// The pages are read ScanWorkers at a time, each made compact by the worker that read it.
 	if err := eachJob(ctx, jobs, ScanWorkers, func(ctx context.Context, i int, j scanJob) error {
 		var r struct {
 			Q []*scanNode `json:"q"`
@@ -520,16 +527,11 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 		if err := s.read(ctx, ScanNodesQuery(j.kind, j.uids), nil, &r); err != nil {
 			return err
 		}
-		pages[i] = r.Q
-		return nil
-	}); err != nil {
-		return err
-	}
-	nodes := make([]*domain.RefNode, 0, total)
-	scans := make([]*scanNode, 0, total)
-	byUID := make(map[string]int, total)
-	for i, j := range jobs {
-		for _, sn := range pages[i] {
+		for _, sn := range r.Q {
+			at, ok := index[sn.UID]
+			if !ok || at < int32(starts[i]) || at >= int32(starts[i+1]) {
+				continue // not asked for in this page
+			}
 			h := headNode{UID: sn.UID, ID: sn.ID, Kind: j.kind, Scope: scopeID, KFamily: sn.KFamily, MemState: sn.MemState,
 				Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtType: sn.ArtType, ArtState: sn.ArtState, Updated: sn.Updated,
 				TombFamily: sn.TombFamily}
@@ -537,72 +539,126 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 			if err != nil {
 				return err
 			}
-			byUID[sn.UID] = len(nodes)
-			nodes = append(nodes, n)
-			scans = append(scans, sn)
-		}
-		pages[i] = nil
-	}
-	// References are allocated in one slab and each node's lists sliced from one more: a scope
-	// of 100,000 artifacts has half a million of them. Their ids are left for RefID to compute
-	// when a reason names them.
-	edges, in := 0, make([]int, len(nodes))
-	for _, sn := range scans {
-		for _, ends := range sn.edges() {
-			edges += len(ends)
-			for _, e := range ends {
-				if j, ok := byUID[e.UID]; ok {
-					in[j]++
+			rec := &recs[at]
+			*rec = scanRec{id: n.ID, family: n.Family, state: n.State, claimed: n.Claimed, lastUsed: n.LastUsed, read: true,
+				handed: n.State != domain.EndRemoved && !n.Family.Kernel()}
+			for k, ends := range sn.edges() {
+				for _, e := range ends {
+					to, ok := index[e.UID]
+					if !ok {
+						to = -1
+					}
+					rec.out = append(rec.out, scanEdge{to: to, typ: uint8(k)})
 				}
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	slab := make([]domain.Reference, edges)
-	lists := make([]*domain.Reference, 0, 2*edges)
-	for i, sn := range scans {
-		out := 0
-		for _, ends := range sn.edges() {
-			out += len(ends)
-		}
-		nodes[i].Out = lists[len(lists) : len(lists) : len(lists)+out]
-		lists = lists[:len(lists)+out]
-		nodes[i].In = lists[len(lists) : len(lists) : len(lists)+in[i]]
-		lists = lists[:len(lists)+in[i]]
-	}
-	next := 0
-	for i, sn := range scans {
-		src := nodes[i]
-		for k, ends := range sn.edges() {
-			rt := domain.RefTypes[k]
-			for _, e := range ends {
-				ref := &slab[next]
-				next++
-				*ref = domain.Reference{ScopeID: scopeID, Type: rt, SourceID: src.ID, SourceFamily: src.Family, SourceState: src.State,
-					TargetState: domain.EndRemoved}
-				if j, ok := byUID[e.UID]; ok {
-					dst := nodes[j]
-					ref.TargetID, ref.TargetFamily, ref.TargetState = dst.ID, dst.Family, dst.State
-					dst.In = append(dst.In, ref)
-				}
-				src.Out = append(src.Out, ref)
+	index = nil
+	// The incoming side, one slab for every node's list.
+	in := make([]int32, len(recs))
+	edges := 0
+	for i := range recs {
+		for _, e := range recs[i].out {
+			if e.to >= 0 {
+				in[e.to]++
+				edges++
 			}
 		}
 	}
-	page := make([]*domain.RefNode, 0, scanPage)
-	for _, n := range nodes {
-		if n.State == domain.EndRemoved || n.Family.Kernel() {
-			continue
-		}
-		page = append(page, n)
-		if len(page) == scanPage {
-			if err := fn(page); err != nil {
-				return err
+	slab := make([]scanEdge, 0, edges)
+	for i := range recs {
+		recs[i].in = slab[len(slab) : len(slab) : len(slab)+int(in[i])]
+		slab = slab[:len(slab)+int(in[i])]
+	}
+	for i := range recs {
+		for _, e := range recs[i].out {
+			if e.to >= 0 {
+				recs[e.to].in = append(recs[e.to].in, scanEdge{to: int32(i), typ: e.typ})
 			}
-			page = make([]*domain.RefNode, 0, scanPage)
 		}
 	}
-	if len(page) > 0 {
-		return fn(page)
+	var order []int32
+	for i := range recs {
+		if recs[i].read && recs[i].handed {
+			order = append(order, int32(i))
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return recs[order[a]].id < recs[order[b]].id })
+	for lo := 0; lo < len(order); lo += handPage {
+		if err := fn(refPage(scopeID, recs, order[lo:min(len(order), lo+handPage)])); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// handPage is how many artifacts a page handed out by ScanRefgraph holds.
+var handPage = scanPage
+
+// scanRec is a node of the compact graph a scan holds.
+type scanRec struct {
+	id       string
+	family   domain.ArtifactFamily
+	state    domain.EndState
+	lastUsed time.Time
+	claimed  bool
+	read     bool // phase two answered it (a node deleted between the phases is not)
+	handed   bool // an artifact handed to the scan's caller: not a kernel nor a tombstone
+	out, in  []scanEdge
+}
+
+// scanEdge is a reference of the compact graph: its type (an index of domain.RefTypes) and its
+// other end (an index of the graph; -1: an end outside it, removed).
+type scanEdge struct {
+	to  int32
+	typ uint8
+}
+
+// refPage makes the nodes at indexes of the compact graph whole, with their references.
+func refPage(scopeID string, recs []scanRec, indexes []int32) []*domain.RefNode {
+	refs := 0
+	for _, i := range indexes {
+		refs += len(recs[i].out) + len(recs[i].in)
+	}
+	slab := make([]domain.Reference, refs)
+	lists := make([]*domain.Reference, refs)
+	nodes := make([]domain.RefNode, len(indexes))
+	page := make([]*domain.RefNode, len(indexes))
+	next := 0
+	ref := func() *domain.Reference {
+		r := &slab[next]
+		lists[next] = r
+		next++
+		return r
+	}
+	for k, i := range indexes {
+		rec := &recs[i]
+		n := &nodes[k]
+		*n = domain.RefNode{ID: rec.id, ScopeID: scopeID, Family: rec.family, State: rec.state, LastUsed: rec.lastUsed, Claimed: rec.claimed}
+		from := next
+		for _, e := range rec.out {
+			r := ref()
+			*r = domain.Reference{ScopeID: scopeID, Type: domain.RefTypes[e.typ], SourceID: rec.id, SourceFamily: rec.family,
+				SourceState: rec.state, TargetState: domain.EndRemoved}
+			if e.to >= 0 {
+				if dst := &recs[e.to]; dst.read {
+					r.TargetID, r.TargetFamily, r.TargetState = dst.id, dst.family, dst.state
+				}
+			}
+		}
+		n.Out = lists[from:next:next]
+		from = next
+		for _, e := range rec.in {
+			src := &recs[e.to]
+			r := ref()
+			*r = domain.Reference{ScopeID: scopeID, Type: domain.RefTypes[e.typ], SourceID: src.id, SourceFamily: src.family,
+				SourceState: src.state, TargetID: rec.id, TargetFamily: rec.family, TargetState: rec.state}
+		}
+		n.In = lists[from:next:next]
+		page[k] = n
+	}
+	return page
 }

@@ -663,30 +663,15 @@ type proposing struct {
 	candidates []string // the first 100 proposals' artifacts
 }
 
-// proposeChunk is how many artifacts a propose pass evaluates between two writes of proposals.
-const proposeChunk = 1000
-
 // propose scans the scope's refgraph and writes the pass's proposals, in artifact id order, with
 // the payloads of those new to their artifacts' histories (digest.Prior), ahead of the pass's
-// write; it counts them in report. The scan holds the refgraph; the proposals are held a chunk
-// at a time and then packed, and the previous pass's are read a page at a time.
+// write; it counts them in report. The scan holds the refgraph, compact, and makes a page of it
+// whole at a time; the proposals are held a page at a time and then packed, and the previous
+// pass's are read a page at a time.
 func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest.Pass, report *domain.DigestReport, dc domain.TransactionContext) (*proposing, error) {
 	if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
 		return nil, err
 	}
-	var nodes []*domain.RefNode
-	if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
-		for _, n := range page {
-			if n.Family.Digestible() {
-				report.Evaluated++
-			}
-		}
-		nodes = append(nodes, page...)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
 	var prior *digest.Prior
 	prev, err := ls.LastProposal(ctx, p.ScopeID)
 	if err != nil {
@@ -698,10 +683,14 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 		})
 	}
 	out := &proposing{w: ls.ProposalWriter(p.ScopeID, report.ID, dc.MessageID), candidates: []string{}}
-	for lo := 0; lo < len(nodes); lo += proposeChunk {
+	// The scan hands its pages in artifact id order, which is the order of the proposals.
+	if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
 		var props []domain.Proposal
 		about := map[string]any{}
-		for _, n := range nodes[lo:min(len(nodes), lo+proposeChunk)] {
+		for _, n := range page {
+			if n.Family.Digestible() {
+				report.Evaluated++
+			}
 			rs := digest.Evaluate(n, report.At, p.StaleAfter)
 			if len(rs) == 0 {
 				continue
@@ -710,7 +699,7 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 			props = append(props, pr)
 			fresh, err := prior.Fresh(pr, n.LastUsed)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if fresh {
 				about[pr.ArtifactID] = proposedAbout{ArtifactID: pr.ArtifactID, Family: pr.Family, ReportID: report.ID, Reasons: pr.Reasons}
@@ -720,14 +709,16 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 			}
 		}
 		if err := out.w.Add(ctx, props, about); err != nil {
-			return nil, err
+			return err
 		}
 		report.ProposalCount += len(props)
 		out.fresh += len(about)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	// The proposals are packed: the refgraph goes before they are committed, and the commits'
-	// engine caches take its place, not its side.
-	nodes = nil
+	// The proposals are packed: the scan's graph goes before they are committed, and the
+	// commits' engine caches take its place, not its side.
 	if err := out.w.Flush(ctx); err != nil {
 		return nil, err
 	}
