@@ -321,7 +321,7 @@ const MaxProposalPage = 10000
 // ProposalWriter writes a propose pass's proposals ahead of the pass's own write, packed a page
 // at a time, so that neither the pass nor its write holds them all (LifecycleStore.ProposalWriter).
 // What it wrote is seen only once the pass's write commits with it (DigestPlan.Proposals); a
-// pass that never commits leaves pages no report names.
+// pass whose write fails discards it.
 type ProposalWriter interface {
 	// Add appends proposals, in artifact id order after every proposal added before, with the
 	// payloads the pass's proposed event (EvDigestProposed) has in the histories of those of
@@ -332,6 +332,8 @@ type ProposalWriter interface {
 	// pass calls it once it no longer holds what it proposed from; the pass's write commits
 	// whatever is left.
 	Flush(ctx context.Context) error
+	// Discard deletes what the writer committed: the pages of a pass whose write failed.
+	Discard(ctx context.Context) error
 }
 
 // ReasonsKey identifies a proposal's reasons by their codes and references, in order.

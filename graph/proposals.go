@@ -18,11 +18,12 @@ import (
 // proposalPage: nodes of kind DigestProposals in the report's scope, with tr.id "<report
 // id>/proposals/<k>" and the page's proposals packed in digest.doc. The report's document holds
 // the first artifact id of each page, which is all a read after a given artifact id needs to
-// find its page. A pass writes its pages (and the pages of its proposed event's history
-// payloads, see aboutPages) ahead of its own write, proposalPagesACommit pages a commit, so that
-// neither the pass nor any one commit holds a million proposals; until the pass's write commits
-// its report, no report names them. Reports written before pages kept their proposals in their
-// own document; they are read as they are.
+// find its page. A pass packs its pages (and the pages of its proposed event's history
+// payloads, see aboutPages) as they fill and commits them ahead of its own write, a few pages a
+// commit, so that neither the pass nor any one commit holds a million proposals; until the
+// pass's write commits its report, no report names them, and a pass whose write fails deletes
+// them. Reports written before pages kept their proposals in their own document; they are read
+// as they are.
 const (
 	kindDigestProposals  = "DigestProposals"
 	proposalPage         = 1000
@@ -46,7 +47,7 @@ type reportDocument struct {
 	Proposals []domain.Proposal `json:"proposals,omitempty"`
 }
 
-// document reads and decodes report id's document.
+// reportDocument reads and decodes report id's document.
 func (s *Store) reportDocument(ctx context.Context, id string) (*reportDocument, error) {
 	r, err := s.reportDoc(ctx, id)
 	if err != nil {
@@ -153,6 +154,8 @@ type proposalWriter struct {
 	// event is the node of the pass's proposed event, once a page of its history payloads is
 	// committed linked to it; the pass's write makes that node the event.
 	event string
+	// committed are the nodes of the pages committed, for Discard.
+	committed []renderedPage
 }
 
 // renderedPage is a page packed, waiting for its commit: a page of proposals, or of history
@@ -247,8 +250,12 @@ func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
 			sets = append(sets, p.obj)
 			n++
 		}
-		if err := w.commitSets(ctx, sets, about > 0, lock); err != nil {
+		uids, err := w.commitSets(ctx, sets, about > 0, lock)
+		if err != nil {
 			return err
+		}
+		for _, p := range w.rendered[:n] {
+			w.committed = append(w.committed, renderedPage{obj: map[string]any{"uid": uids[p.obj["uid"].(string)[2:]]}, about: p.about})
 		}
 		clear(w.rendered[:n])
 		w.rendered = w.rendered[n:]
@@ -257,10 +264,10 @@ func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
 	return nil
 }
 
-func (w *proposalWriter) commitSets(ctx context.Context, sets []map[string]any, about, lock bool) error {
+func (w *proposalWriter) commitSets(ctx context.Context, sets []map[string]any, about, lock bool) (map[string]string, error) {
 	quads, err := toNQuads(sets, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if lock {
 		w.s.mu.Lock()
@@ -268,14 +275,47 @@ func (w *proposalWriter) commitSets(ctx context.Context, sets []map[string]any, 
 	}
 	uids, err := w.s.begin(ctx).commit(ctx, &api.Mutation{CommitNow: true, Set: quads})
 	if err != nil {
-		return wrapErr(err)
+		return nil, wrapErr(err)
 	}
 	w.s.commits.Add(1)
 	w.s.cache.written(sets, nil)
 	if w.event == "" && about {
 		if w.event = uids["event"]; w.event == "" {
-			return errors.New("the engine gave the proposed event's node no uid")
+			return nil, errors.New("the engine gave the proposed event's node no uid")
 		}
+	}
+	return uids, nil
+}
+
+// Discard deletes the pages committed, 500 nodes a commit; what is not committed yet is dropped.
+func (w *proposalWriter) Discard(ctx context.Context) error {
+	w.rendered, w.buf, w.aboutIDs = nil, nil, nil
+	clear(w.about)
+	for len(w.committed) > 0 {
+		n := min(len(w.committed), 500)
+		dels := make([]map[string]any, 0, n)
+		for _, p := range w.committed[:n] {
+			d := map[string]any{"uid": p.obj["uid"], "tr.kind": nil, "tr.id": nil, "tr.scope": nil}
+			if p.about {
+				d["ev.about"], d["ev.aboutDoc"], d["ev.of"] = nil, nil, nil
+			} else {
+				d["digest.doc"] = nil
+			}
+			dels = append(dels, d)
+		}
+		quads, err := toNQuads(dels, true)
+		if err != nil {
+			return err
+		}
+		w.s.mu.Lock()
+		_, err = w.s.begin(ctx).commit(ctx, &api.Mutation{CommitNow: true, Del: quads})
+		w.s.mu.Unlock()
+		if err != nil {
+			return wrapErr(err)
+		}
+		w.s.commits.Add(1)
+		w.s.cache.written(nil, dels)
+		w.committed = w.committed[n:]
 	}
 	return nil
 }

@@ -41,11 +41,13 @@ func TestProposalPagesCommittedAhead(t *testing.T) {
 	}}))
 	n := 2*proposalPagesACommit*proposalPage + 7
 	props := sortedProposals(n)
+	var w domain.ProposalWriter
+	var ev *domain.Event
 	pass := func(withAbout bool) (string, error) {
 		id := domain.NewID()
-		ev := &domain.Event{Type: domain.EvDigestProposed, ScopeID: scope.ID, Payload: map[string]any{"proposals": n},
+		ev = &domain.Event{Type: domain.EvDigestProposed, ScopeID: scope.ID, Payload: map[string]any{"proposals": n},
 			Context: domain.TransactionContext{RequestID: domain.NewID(), MessageID: domain.NewID(), Timestamp: time.Now().UTC(), SourceContext: "digest"}}
-		w := s.ProposalWriter(scope.ID, id, ev.Context.MessageID)
+		w = s.ProposalWriter(scope.ID, id, ev.Context.MessageID)
 		for lo := 0; lo < n; lo += 1000 {
 			part := props[lo:min(n, lo+1000)]
 			about := map[string]any{}
@@ -97,6 +99,25 @@ func TestProposalPagesCommittedAhead(t *testing.T) {
 		if h, err := s.MemoryEvents(ctx, props[i].ArtifactID); err != nil || len(h) != 0 {
 			t.Fatalf("after the pass's commit failed, artifact %d's history = %+v, %v", i, h, err)
 		}
+	}
+	// The pages committed ahead are there until discarded, and then gone.
+	pageNodes := func() int {
+		var r struct{ Q []struct{ UID string } }
+		ids := []string{proposalPageID(failed, 0), proposalPageID(failed, 20), ev.Context.MessageID + "/about/0", ev.Context.MessageID + "/about/40"}
+		if err := s.read(ctx, `query q($a: string, $b: string, $c: string, $d: string) { q(func: eq(tr.id, [$a, $b, $c, $d])) { uid } }`,
+			map[string]string{"$a": ids[0], "$b": ids[1], "$c": ids[2], "$d": ids[3]}, &r); err != nil {
+			t.Fatal(err)
+		}
+		return len(r.Q)
+	}
+	if k := pageNodes(); k != 4 {
+		t.Fatalf("%d of the failed pass's first and last pages found before it is discarded, want 4", k)
+	}
+	if err := w.Discard(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if k := pageNodes(); k != 0 {
+		t.Fatalf("%d of the failed pass's pages left after it is discarded", k)
 	}
 	failReport.Store(false)
 	commits.Store(0)

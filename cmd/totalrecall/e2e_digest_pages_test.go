@@ -17,7 +17,7 @@ import (
 func TestDigestProposalsInPages(t *testing.T) {
 	s := startServer(t, backends(t)["embedded"](t))
 	defer s.stop(t)
-	scope, _, _ := s.createScope(t, "digest pages")
+	scope, agent, _ := s.createScope(t, "digest pages")
 	const n = 2345
 	var ids []string
 	for lo := 0; lo < n; lo += 800 {
@@ -122,6 +122,12 @@ func TestDigestProposalsInPages(t *testing.T) {
 		}
 	}
 
+	// A pass that proposes and archives what it may not is refused before any page of its
+	// proposals is written.
+	for _, c := range []struct{ code, id string }{{"FORBIDDEN", agent}, {"NOT_FOUND", "00000000-0000-4000-8000-000000000000"}} {
+		s.fails(t, c.code, `mutation($s: ID!, $a: [ID!]) { runDigest(input: {scopeId: $s, propose: true, archive: $a}) { id } }`,
+			map[string]any{"s": scope, "a": []string{ids[0], c.id}})
+	}
 	// A pass asked again with its request id answers as it did and writes nothing, not even
 	// pages of proposals.
 	const withRequest = `mutation($s: ID!, $r: ID) { runDigest(input: {scopeId: $s, propose: true, requestId: $r}) { id proposalCount } }`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"sort"
 	"strconv"
@@ -597,6 +598,23 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 	if rep, err := ls.ReplayedDigest(ctx, req); err != nil || rep != nil {
 		return rep, err
 	}
+	ids := append(append([]string{}, p.Archive...), p.Remove...)
+	if p.Propose && len(ids) > 0 {
+		// An archive or removal refused refuses the pass before its proposals are written (the
+		// write decides again on what it reads).
+		nodes := make(map[string]*domain.RefNode, len(ids))
+		for _, id := range ids {
+			n, err := ls.Node(ctx, id)
+			if err == nil {
+				nodes[id] = n
+			} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+				return nil, err
+			}
+		}
+		if _, err := digest.Decide(p, nodes, report.ID, now); err != nil {
+			return nil, err
+		}
+	}
 	dc := tc.Derive(CtxDigest, now)
 	var prop *proposing
 	if p.Propose {
@@ -604,7 +622,6 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 			return nil, err
 		}
 	}
-	ids := append(append([]string{}, p.Archive...), p.Remove...)
 	out, err := ls.Digest(ctx, req, p.ScopeID, ids, func(nodes map[string]*domain.RefNode) (*domain.DigestPlan, error) {
 		records, err := digest.Decide(p, nodes, report.ID, now)
 		if err != nil {
@@ -648,7 +665,13 @@ func (c *Cortex) RunDigest(ctx context.Context, in DigestInput) (*domain.DigestR
 	})
 	c.log.Kick()
 	if err != nil {
+		prop.discard(ctx, c.logger)
 		return nil, err
+	}
+	if out.ID != report.ID {
+		// The same request was applied meanwhile (its result is replayed): this pass's pages
+		// belong to no report.
+		prop.discard(ctx, c.logger)
 	}
 	if err := c.refreshIndex(ctx, ids); err != nil {
 		return nil, err
@@ -661,6 +684,19 @@ type proposing struct {
 	w          domain.ProposalWriter
 	fresh      int      // proposals new to their artifacts' histories
 	candidates []string // the first 100 proposals' artifacts
+}
+
+// discard deletes the pages a pass wrote ahead of a write that failed (nothing for a pass that
+// proposed nothing).
+func (p *proposing) discard(ctx context.Context, logger *slog.Logger) {
+	if p == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := p.w.Discard(ctx); err != nil {
+		logger.Warn("digest: the pages of a failed pass were not deleted", "err", err)
+	}
 }
 
 // propose scans the scope's refgraph and writes the pass's proposals, in artifact id order, with
@@ -683,6 +719,10 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 		})
 	}
 	out := &proposing{w: ls.ProposalWriter(p.ScopeID, report.ID, dc.MessageID), candidates: []string{}}
+	failed := func(err error) (*proposing, error) {
+		out.discard(ctx, c.logger)
+		return nil, err
+	}
 	// The scan hands its pages in artifact id order, which is the order of the proposals.
 	if err := ls.ScanRefgraph(ctx, p.ScopeID, func(page []*domain.RefNode) error {
 		var props []domain.Proposal
@@ -715,12 +755,12 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 		out.fresh += len(about)
 		return nil
 	}); err != nil {
-		return nil, err
+		return failed(err)
 	}
 	// The proposals are packed: the scan's graph goes before they are committed, and the
 	// commits' engine caches take its place, not its side.
 	if err := out.w.Flush(ctx); err != nil {
-		return nil, err
+		return failed(err)
 	}
 	return out, nil
 }
