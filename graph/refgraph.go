@@ -542,6 +542,11 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 			rec := &recs[at]
 			*rec = scanRec{id: n.ID, family: n.Family, state: n.State, claimed: n.Claimed, lastUsed: n.LastUsed, read: true,
 				handed: n.State != domain.EndRemoved && !n.Family.Kernel()}
+			out := 0
+			for _, ends := range sn.edges() {
+				out += len(ends)
+			}
+			rec.out = make([]scanEdge, 0, out)
 			for k, ends := range sn.edges() {
 				for _, e := range ends {
 					to, ok := index[e.UID]
