@@ -28,10 +28,11 @@ const (
 	kindDigestProposals  = "DigestProposals"
 	proposalPage         = 1000
 	proposalPagesACommit = 10
-	// aboutPagesACommit bounds the pages of history payloads one commit ahead writes: each
-	// names aboutPage artifacts in an indexed list, and the engine holds a posting list per
-	// artifact named until the commit is done.
-	aboutPagesACommit = 4
+	// aboutPagesACommit bounds the pages of history payloads one commit ahead writes, as for
+	// any event about many artifacts: each names aboutPage artifacts in an indexed list, and
+	// the engine holds a posting list per artifact named until the commit is done. The pass
+	// commits them once its scan's graph is gone.
+	aboutPagesACommit = aboutInline
 )
 
 func proposalPageID(reportID string, k int) string {
