@@ -318,6 +318,21 @@ type DigestReport struct {
 // MaxProposalPage bounds the proposals one read of a report returns.
 const MaxProposalPage = 10000
 
+// EachProposalPage hands fn a report's proposals a page at a time, in artifact id order: read
+// returns the page after artifact id after ("" for the first), empty past the last.
+func EachProposalPage(read func(after string) ([]Proposal, error), fn func([]Proposal) error) error {
+	for after := ""; ; {
+		page, err := read(after)
+		if err != nil || len(page) == 0 {
+			return err
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+		after = page[len(page)-1].ArtifactID
+	}
+}
+
 // ProposalWriter writes a propose pass's proposals ahead of the pass's own write, packed a page
 // at a time, so that neither the pass nor its write holds them all (LifecycleStore.ProposalWriter).
 // What it wrote is seen only once the pass's write commits with it (DigestPlan.Proposals); a

@@ -7,8 +7,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 
-	"github.com/dgraph-io/dgo/v250/protos/api"
 	gojson "github.com/goccy/go-json"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -155,8 +155,8 @@ type proposalWriter struct {
 	// event is the node of the pass's proposed event, once a page of its history payloads is
 	// committed linked to it; the pass's write makes that node the event.
 	event string
-	// committed are the nodes of the pages committed, for Discard.
-	committed []renderedPage
+	// undo deletes, for Discard, what the pages committed hold.
+	undo []map[string]any
 }
 
 // renderedPage is a page packed, waiting for its commit: a page of proposals, or of history
@@ -251,12 +251,23 @@ func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
 			sets = append(sets, p.obj)
 			n++
 		}
-		uids, err := w.commitSets(ctx, sets, about > 0, lock)
+		uids, err := w.s.commitAhead(ctx, sets, nil, lock)
 		if err != nil {
 			return err
 		}
-		for _, p := range w.rendered[:n] {
-			w.committed = append(w.committed, renderedPage{obj: map[string]any{"uid": uids[p.obj["uid"].(string)[2:]]}, about: p.about})
+		if w.event == "" && about > 0 {
+			if w.event = uids["event"]; w.event == "" {
+				return errors.New("the engine gave the proposed event's node no uid")
+			}
+		}
+		for _, obj := range sets {
+			undo := map[string]any{"uid": uids[strings.TrimPrefix(obj["uid"].(string), "_:")]}
+			for pred := range obj {
+				if pred != "uid" {
+					undo[pred] = nil
+				}
+			}
+			w.undo = append(w.undo, undo)
 		}
 		clear(w.rendered[:n])
 		w.rendered = w.rendered[n:]
@@ -265,58 +276,16 @@ func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
 	return nil
 }
 
-func (w *proposalWriter) commitSets(ctx context.Context, sets []map[string]any, about, lock bool) (map[string]string, error) {
-	quads, err := toNQuads(sets, false)
-	if err != nil {
-		return nil, err
-	}
-	if lock {
-		w.s.mu.Lock()
-		defer w.s.mu.Unlock()
-	}
-	uids, err := w.s.begin(ctx).commit(ctx, &api.Mutation{CommitNow: true, Set: quads})
-	if err != nil {
-		return nil, wrapErr(err)
-	}
-	w.s.commits.Add(1)
-	w.s.cache.written(sets, nil)
-	if w.event == "" && about {
-		if w.event = uids["event"]; w.event == "" {
-			return nil, errors.New("the engine gave the proposed event's node no uid")
-		}
-	}
-	return uids, nil
-}
-
-// Discard deletes the pages committed, 500 nodes a commit; what is not committed yet is dropped.
+// Discard deletes the pages committed, 500 a commit; what is not committed yet is dropped.
 func (w *proposalWriter) Discard(ctx context.Context) error {
 	w.rendered, w.buf, w.aboutIDs = nil, nil, nil
 	clear(w.about)
-	for len(w.committed) > 0 {
-		n := min(len(w.committed), 500)
-		dels := make([]map[string]any, 0, n)
-		for _, p := range w.committed[:n] {
-			d := map[string]any{"uid": p.obj["uid"], "tr.kind": nil, "tr.id": nil, "tr.scope": nil}
-			if p.about {
-				d["ev.about"], d["ev.aboutDoc"], d["ev.of"] = nil, nil, nil
-			} else {
-				d["digest.doc"] = nil
-			}
-			dels = append(dels, d)
-		}
-		quads, err := toNQuads(dels, true)
-		if err != nil {
+	for len(w.undo) > 0 {
+		n := min(len(w.undo), 500)
+		if _, err := w.s.commitAhead(ctx, nil, w.undo[:n], true); err != nil {
 			return err
 		}
-		w.s.mu.Lock()
-		_, err = w.s.begin(ctx).commit(ctx, &api.Mutation{CommitNow: true, Del: quads})
-		w.s.mu.Unlock()
-		if err != nil {
-			return wrapErr(err)
-		}
-		w.s.commits.Add(1)
-		w.s.cache.written(nil, dels)
-		w.committed = w.committed[n:]
+		w.undo = w.undo[n:]
 	}
 	return nil
 }

@@ -561,7 +561,6 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 	}); err != nil {
 		return err
 	}
-	index = nil
 	// The incoming side, one slab for every node's list.
 	in := make([]int32, len(recs))
 	edges := 0

@@ -698,16 +698,10 @@ func (t *tx) aboutAhead(ev *domain.Event) (string, error) {
 		for k := lo; k < min(lo+aboutInline, ab.pages()); k++ {
 			sets = append(sets, ab.page(k, fmt.Sprintf("_:about%d", k), event))
 		}
-		quads, err := toNQuads(sets, false)
+		uids, err := t.s.commitAhead(t.ctx, sets, nil, false)
 		if err != nil {
 			return "", err
 		}
-		uids, err := t.s.begin(t.ctx).commit(t.ctx, &api.Mutation{CommitNow: true, Set: quads})
-		if err != nil {
-			return "", wrapErr(err)
-		}
-		t.s.commits.Add(1)
-		t.s.cache.written(sets, nil)
 		if strings.HasPrefix(event, "_:") {
 			if event = uids["event"]; event == "" {
 				return "", errors.New("the engine gave the pages' event node no uid")
@@ -715,6 +709,31 @@ func (t *tx) aboutAhead(ev *domain.Event) (string, error) {
 		}
 	}
 	return event, nil
+}
+
+// commitAhead commits sets and dels in a commit of their own, beside any write's transaction,
+// and returns the uids of the blank nodes it made. lock takes the store's write lock for it;
+// without, the caller holds it (a write's own fn does).
+func (s *Store) commitAhead(ctx context.Context, sets, dels []map[string]any, lock bool) (map[string]string, error) {
+	mu := &api.Mutation{CommitNow: true}
+	var err error
+	if mu.Set, err = toNQuads(sets, false); err != nil {
+		return nil, err
+	}
+	if mu.Del, err = toNQuads(dels, true); err != nil {
+		return nil, err
+	}
+	if lock {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	uids, err := s.begin(ctx).commit(ctx, mu)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	s.commits.Add(1)
+	s.cache.written(sets, dels)
+	return uids, nil
 }
 
 // eventBlank is the blank node of a write's i-th event.

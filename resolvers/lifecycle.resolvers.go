@@ -31,7 +31,7 @@ func (r *artifactHitResolver) Skill(ctx context.Context, obj *cortex.ArtifactHit
 
 // Proposals is the resolver for the proposals field.
 func (r *digestReportResolver) Proposals(ctx context.Context, obj *domain.DigestReport, first *int, after *string) ([]*domain.Proposal, error) {
-	page, err := r.Cortex.DigestProposals(ctx, obj.ID, after, first)
+	page, err := r.Cortex.ReportProposals(ctx, obj, after, first)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 	reasons := map[domain.ReasonCode]int{}
 	var middle *domain.Proposal
 	read := 0
-	if err := eachProposalPage(ctx, localDigester{cx}, rep.ID, domain.MaxProposalPage, func(page []domain.Proposal) error {
+	if err := eachProposalPage(ctx, localDigester{cx}, rep, domain.MaxProposalPage, func(page []domain.Proposal) error {
 		for i, p := range page {
 			for _, r := range p.Reasons {
 				reasons[r.Code]++

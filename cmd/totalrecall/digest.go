@@ -92,7 +92,7 @@ func digestCmd(args []string, stdout io.Writer) error {
 		if *scope == "" {
 			return errors.New("digest --server: give --scope")
 		}
-		d = &remoteDigester{c: client.FromEnv(*server), scope: *scope, staleAfter: *staleAfter}
+		d = remoteDigester{client.FromEnv(*server)}
 		run = func(ctx context.Context) ([]*domain.DigestReport, error) {
 			return digestScope(ctx, d, *scope, *archive, ids(*remove), *staleAfter)
 		}
@@ -134,8 +134,8 @@ func digestCmd(args []string, stdout io.Writer) error {
 // digester runs digest passes and reads their proposals, in-process or through a server.
 type digester interface {
 	run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error)
-	// proposals reads a page of report id's proposals: at most first after artifact id after.
-	proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error)
+	// proposals reads a page of rep's proposals: at most first after artifact id after.
+	proposals(ctx context.Context, rep *domain.DigestReport, after string, first int) ([]domain.Proposal, error)
 }
 
 type localDigester struct{ cx *cortex.Cortex }
@@ -144,22 +144,15 @@ func (d localDigester) run(ctx context.Context, in cortex.DigestInput) (*domain.
 	return d.cx.RunDigest(ctx, in)
 }
 
-func (d localDigester) proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error) {
-	return d.cx.DigestProposals(ctx, id, &after, &first)
+func (d localDigester) proposals(ctx context.Context, rep *domain.DigestReport, after string, first int) ([]domain.Proposal, error) {
+	return d.cx.ReportProposals(ctx, rep, &after, &first)
 }
 
-// eachProposalPage hands fn report id's proposals, first at a time, in artifact id order.
-func eachProposalPage(ctx context.Context, d digester, id string, first int, fn func([]domain.Proposal) error) error {
-	for after := ""; ; {
-		page, err := d.proposals(ctx, id, after, first)
-		if err != nil || len(page) == 0 {
-			return err
-		}
-		if err := fn(page); err != nil {
-			return err
-		}
-		after = page[len(page)-1].ArtifactID
-	}
+// eachProposalPage hands fn rep's proposals, first at a time, in artifact id order.
+func eachProposalPage(ctx context.Context, d digester, rep *domain.DigestReport, first int, fn func([]domain.Proposal) error) error {
+	return domain.EachProposalPage(func(after string) ([]domain.Proposal, error) {
+		return d.proposals(ctx, rep, after, first)
+	}, fn)
 }
 
 // digestScope runs the passes asked for one scope: a propose pass (also when archiving what it
@@ -181,7 +174,7 @@ func digestScope(ctx context.Context, d digester, scope, archive string, remove 
 			return nil, err
 		}
 		if archive == "proposed" && out[0].ProposalCount > 0 {
-			if err := eachProposalPage(ctx, d, out[0].ID, digest.MaxIDs, func(page []domain.Proposal) error {
+			if err := eachProposalPage(ctx, d, out[0], digest.MaxIDs, func(page []domain.Proposal) error {
 				ids := make([]string, len(page))
 				for i, p := range page {
 					ids[i] = p.ArtifactID
@@ -220,7 +213,7 @@ func printReports(ctx context.Context, w io.Writer, d digester, reps []*domain.D
 		}
 		n := 0
 		if r.ProposalCount > 0 {
-			if err := eachProposalPage(ctx, d, r.ID, domain.MaxProposalPage, func(page []domain.Proposal) error {
+			if err := eachProposalPage(ctx, d, r, domain.MaxProposalPage, func(page []domain.Proposal) error {
 				for _, p := range page {
 					if asJSON {
 						if n > 0 {

@@ -191,16 +191,15 @@ func embedOverServer(server, scope string, stdout io.Writer) error {
 	return nil
 }
 
-// remoteDigester runs digest passes of one scope through a running server's GraphQL API.
-type remoteDigester struct {
-	c          *client.Client
-	scope      string
-	staleAfter time.Duration
-}
+// remoteDigester runs digest passes through a running server's GraphQL API.
+type remoteDigester struct{ c *client.Client }
 
-func (d *remoteDigester) run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error) {
+func (d remoteDigester) run(ctx context.Context, in cortex.DigestInput) (*domain.DigestReport, error) {
 	const q = `mutation($in: DigestInput!) { runDigest(input: $in) { id scopeId at evaluated proposalCount archived removed staleAfterDays } }`
-	vars := map[string]any{"scopeId": d.scope, "staleAfterDays": d.staleAfter.Hours() / 24}
+	vars := map[string]any{"scopeId": in.ScopeID}
+	if in.StaleAfter != nil {
+		vars["staleAfterDays"] = in.StaleAfter.Hours() / 24
+	}
 	if in.Propose {
 		vars["propose"] = true
 	}
@@ -228,7 +227,8 @@ func (d *remoteDigester) run(ctx context.Context, in cortex.DigestInput) (*domai
 		Archived: x.Archived, Removed: x.Removed, StaleAfter: time.Duration(x.StaleAfterDays * float64(24*time.Hour))}, nil
 }
 
-func (d *remoteDigester) proposals(ctx context.Context, id, after string, first int) ([]domain.Proposal, error) {
+func (d remoteDigester) proposals(ctx context.Context, rep *domain.DigestReport, after string, first int) ([]domain.Proposal, error) {
+	id := rep.ID
 	const q = `query($id: ID!, $first: Int, $after: ID) { digestReport(id: $id) {
 		proposals(first: $first, after: $after) { artifactId family reasons { code detail referenceIds } } } }`
 	vars := map[string]any{"id": id, "first": first}

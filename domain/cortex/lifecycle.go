@@ -3,6 +3,7 @@ package cortex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -805,39 +806,30 @@ func (c *Cortex) DigestReport(ctx context.Context, id string) (*domain.DigestRep
 // DefaultProposalPage is how many proposals a read of a report's gives when it names no number.
 const DefaultProposalPage = 1000
 
-// DigestProposals reads report id's proposals in artifact id order, a page at a time: at most
-// first (1 to domain.MaxProposalPage; nil: DefaultProposalPage) of those after artifact id
-// after ("" or nil: from the first). Errors: INVALID_ARGUMENT, NOT_FOUND.
-func (c *Cortex) DigestProposals(ctx context.Context, id string, after *string, first *int) ([]domain.Proposal, error) {
-	rep, err := c.DigestReport(ctx, id)
-	if err != nil {
+// ReportProposals reads the proposals of rep (a report its caller loaded) in artifact id order,
+// a page at a time: at most first (1 to domain.MaxProposalPage; nil: DefaultProposalPage) of
+// those after artifact id after (nil or "": from the first). Errors: INVALID_ARGUMENT,
+// NOT_FOUND.
+func (c *Cortex) ReportProposals(ctx context.Context, rep *domain.DigestReport, after *string, first *int) ([]domain.Proposal, error) {
+	if err := reach(ctx, rep.ScopeID, false, notFoundf("digest report %s not found", rep.ID)); err != nil {
 		return nil, err
-	}
-	n := DefaultProposalPage
-	if first != nil {
-		n = *first
-	}
-	if n < 1 || n > domain.MaxProposalPage {
-		return nil, domain.FieldErrorf("first", "must be between 1 and %d", domain.MaxProposalPage)
-	}
-	from := ""
-	if after != nil {
-		from = *after
-	}
-	if from != "" {
-		if err := domain.CheckID("after", from); err != nil {
-			return nil, err
-		}
-	}
-	if rep.ProposalCount == 0 {
-		return []domain.Proposal{}, nil
 	}
 	ls, err := c.lifecycleStore()
 	if err != nil {
 		return nil, err
 	}
-	return ls.DigestProposals(ctx, id, from, n)
+	n, from := DefaultProposalPage, ""
+	if first != nil {
+		n = *first
+	}
+	if after != nil {
+		from = *after
+	}
+	return ls.DigestProposals(ctx, rep.ID, from, n)
 }
+
+// errStopArchiving ends a scheduled archive of a scope's proposals.
+var errStopArchiving = errors.New("stop archiving")
 
 // DigestScopes runs one scheduled pass over every scope: propose, and with archive also archive
 // what the pass proposes. It returns the reports.
@@ -867,27 +859,23 @@ func (c *Cortex) DigestScopes(ctx context.Context, archive bool, staleAfter time
 			continue
 		}
 		// The proposals are archived digest.MaxIDs a pass, read as they are archived.
-		after := ""
-		for {
-			page, err := ls.DigestProposals(ctx, rep.ID, after, digest.MaxIDs)
-			if err != nil {
-				return out, err
-			}
-			if len(page) == 0 {
-				break
-			}
+		if err := domain.EachProposalPage(func(after string) ([]domain.Proposal, error) {
+			return ls.DigestProposals(ctx, rep.ID, after, digest.MaxIDs)
+		}, func(page []domain.Proposal) error {
 			ids := make([]string, len(page))
 			for i, pr := range page {
 				ids[i] = pr.ArtifactID
 			}
-			after = ids[len(ids)-1]
 			arch, err := c.RunDigest(ctx, DigestInput{ScopeID: sc.ID, Archive: ids, StaleAfter: &staleAfter})
 			if err != nil {
 				// The graph changed since the proposal: the next scheduled pass proposes afresh.
 				c.logger.Warn("scheduled digest: archive pass refused", "scope", sc.ID, "err", err)
-				break
+				return errStopArchiving
 			}
 			out = append(out, arch)
+			return nil
+		}); err != nil && !errors.Is(err, errStopArchiving) {
+			return out, err
 		}
 	}
 	return out, nil
