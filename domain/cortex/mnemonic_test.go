@@ -101,6 +101,9 @@ func TestPipelineWithModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cx.Close()
+	// The memory stored below would get an episode of the Synapse's whenever its gathering
+	// ends, and that episode would join whichever analysis ran next.
+	cx.SetSynapseOff(true)
 	sc, err := cx.CreateScope(ctx, "models", cortex.Meta{})
 	if err != nil {
 		t.Fatal(err)
