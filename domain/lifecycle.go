@@ -341,11 +341,10 @@ type ProposalWriter interface {
 	// Add appends proposals, in artifact id order after every proposal added before, with the
 	// payloads the pass's proposed event (EvDigestProposed) has in the histories of those of
 	// them new there (Event.About; their ids among the proposals'). Errors: INTERNAL (ids out
-	// of order or not ids).
+	// of order or not ids). Each time its pages packed fill a commit, it commits them.
 	Add(ctx context.Context, proposals []Proposal, about map[string]any) error
-	// Flush commits what Add packed so far (a tenth of what the proposals take unpacked). A
-	// pass calls it once it no longer holds what it proposed from; the pass's write commits
-	// whatever is left.
+	// Flush commits the whole pages Add packed and has not committed yet; the pass's write
+	// commits whatever is left.
 	Flush(ctx context.Context) error
 	// Discard deletes what the writer committed: the pages of a pass whose write failed.
 	Discard(ctx context.Context) error

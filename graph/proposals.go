@@ -30,8 +30,7 @@ const (
 	proposalPagesACommit = 10
 	// aboutPagesACommit bounds the pages of history payloads one commit ahead writes, as for
 	// any event about many artifacts: each names aboutPage artifacts in an indexed list, and
-	// the engine holds a posting list per artifact named until the commit is done. The pass
-	// commits them once its scan's graph is gone.
+	// the engine holds a posting list per artifact named until the commit is done.
 	aboutPagesACommit = aboutInline
 )
 
@@ -184,11 +183,17 @@ func (w *proposalWriter) Add(ctx context.Context, proposals []domain.Proposal, a
 	}
 	w.buf = append(w.buf, proposals...)
 	w.count += len(proposals)
-	return w.render(false)
+	if err := w.render(false); err != nil {
+		return err
+	}
+	// A pass over a million artifacts packs about 120 MB of pages: they are committed as they
+	// fill a commit rather than held until the pass's scan is done.
+	return w.commit(ctx, true, false)
 }
 
-// Flush commits the pages Add packed, a few a commit, each commit under the store's write lock.
-func (w *proposalWriter) Flush(ctx context.Context) error { return w.commit(ctx, true) }
+// Flush commits the pages Add packed and has not committed, a few a commit, each commit under
+// the store's write lock.
+func (w *proposalWriter) Flush(ctx context.Context) error { return w.commit(ctx, true, true) }
 
 // finish packs and commits what is left, inside the pass's write (which holds the store's write
 // lock).
@@ -196,7 +201,20 @@ func (w *proposalWriter) finish(ctx context.Context) error {
 	if err := w.render(true); err != nil {
 		return err
 	}
-	return w.commit(ctx, false)
+	return w.commit(ctx, false, true)
+}
+
+// full reports whether the pages packed fill a commit.
+func (w *proposalWriter) full() bool {
+	props, about := 0, 0
+	for _, p := range w.rendered {
+		if p.about {
+			about++
+		} else {
+			props++
+		}
+	}
+	return props >= proposalPagesACommit || about >= aboutPagesACommit
 }
 
 // render packs the full pages (with all, the rest too). A page of proposals packed takes a
@@ -229,9 +247,10 @@ func (w *proposalWriter) render(all bool) error {
 }
 
 // commit commits the pages rendered, at most proposalPagesACommit pages of proposals and
-// aboutPagesACommit of history payloads a commit. lock takes the store's write lock for each.
-func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
-	for len(w.rendered) > 0 {
+// aboutPagesACommit of history payloads a commit: all of them, or (without all) as long as they
+// fill a commit. lock takes the store's write lock for each.
+func (w *proposalWriter) commit(ctx context.Context, lock, all bool) error {
+	for len(w.rendered) > 0 && (all || w.full()) {
 		var sets []map[string]any
 		props, about, n := 0, 0, 0
 		for _, p := range w.rendered {
@@ -272,7 +291,9 @@ func (w *proposalWriter) commit(ctx context.Context, lock bool) error {
 		clear(w.rendered[:n])
 		w.rendered = w.rendered[n:]
 	}
-	w.rendered = nil
+	if len(w.rendered) == 0 {
+		w.rendered = nil
+	}
 	return nil
 }
 

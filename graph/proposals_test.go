@@ -60,18 +60,20 @@ func TestProposalPagesCommittedAhead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Add only packs; Flush commits the full pages packed. With every proposal new, each
-		// commit takes aboutPagesACommit pages of payloads (and the pages of proposals of as
-		// many artifacts); with none, proposalPagesACommit pages of proposals.
-		if c := commits.Load(); c != 0 {
-			t.Fatalf("%d commits while adding", c)
-		}
-		if err := w.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
+		// Add commits the pages it packed each time they fill a commit: with every proposal
+		// new, aboutPagesACommit pages of payloads (and the pages of proposals of as many
+		// artifacts); with none, proposalPagesACommit pages of proposals. The 7 proposals
+		// left make no whole page: Flush has nothing to commit, and the pass's write commits
+		// them.
 		want := n / (proposalPagesACommit * proposalPage)
 		if withAbout {
 			want = n / (aboutPagesACommit * aboutPage)
+		}
+		if c := commits.Load(); c != int64(want) {
+			t.Fatalf("%d commits while adding %d proposals, want %d", c, n, want)
+		}
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
 		}
 		if c := commits.Load(); c != int64(want) {
 			t.Fatalf("%d commits ahead of the pass's write for %d proposals, want %d", c, n, want)

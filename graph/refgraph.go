@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -356,9 +359,43 @@ type kindRow struct {
 	Kind string `json:"tr.kind"`
 }
 
-// scanKinds runs phase one: the uids of the scope's refgraph nodes, by kind.
-func scanKinds(ctx context.Context, query func(ctx context.Context, q string, vars map[string]string) ([]byte, error), scopeID string) (map[string][]string, int, error) {
-	byKind := map[string][]string{}
+// scanSet is what phase one found: the uids of the scope's refgraph nodes, ascending, and the
+// kind of each (an index of scanKindOrder). A node's place in it is its index in the compact
+// graph; 9 bytes a node, where a map from uid strings took about 70.
+type scanSet struct {
+	uids  []uint64
+	kinds []uint8
+}
+
+func (ss *scanSet) Len() int           { return len(ss.uids) }
+func (ss *scanSet) Less(i, j int) bool { return ss.uids[i] < ss.uids[j] }
+func (ss *scanSet) Swap(i, j int) {
+	ss.uids[i], ss.uids[j] = ss.uids[j], ss.uids[i]
+	ss.kinds[i], ss.kinds[j] = ss.kinds[j], ss.kinds[i]
+}
+
+func formatUID(u uint64) string { return "0x" + strconv.FormatUint(u, 16) }
+
+// index is the compact graph's index of the node uid, or -1 when phase one did not find it.
+func (ss *scanSet) index(uid string) int32 {
+	u, err := parseUID(uid)
+	if err != nil {
+		return -1
+	}
+	i, found := slices.BinarySearch(ss.uids, u)
+	if !found {
+		return -1
+	}
+	return int32(i)
+}
+
+// scanKinds runs phase one: the uids of the scope's refgraph nodes, with their kinds.
+func scanKinds(ctx context.Context, query func(ctx context.Context, q string, vars map[string]string) ([]byte, error), scopeID string) (*scanSet, int, error) {
+	kindOf := make(map[string]uint8, len(scanKindOrder))
+	for i, k := range scanKindOrder {
+		kindOf[k] = uint8(i)
+	}
+	ss := &scanSet{}
 	bytes := 0
 	after := "0x0"
 	for {
@@ -374,32 +411,70 @@ func scanKinds(ctx context.Context, query func(ctx context.Context, q string, va
 			return nil, 0, fmt.Errorf("decode query result: %w", err)
 		}
 		for _, row := range r.Q {
-			if _, ok := scanFields[row.Kind]; ok {
-				byKind[row.Kind] = append(byKind[row.Kind], row.UID)
+			k, ok := kindOf[row.Kind]
+			if !ok {
+				continue
 			}
+			u, err := parseUID(row.UID)
+			if err != nil {
+				return nil, 0, err
+			}
+			ss.uids = append(ss.uids, u)
+			ss.kinds = append(ss.kinds, k)
 		}
 		if len(r.Q) < scanKindPage {
-			return byKind, bytes, nil
+			break
 		}
 		after = r.Q[len(r.Q)-1].UID
 	}
+	// The engine answers in uid order; a node answered twice is kept once.
+	if !sort.IsSorted(ss) {
+		sort.Stable(ss)
+	}
+	n := 0
+	for i := range ss.uids {
+		if i == 0 || ss.uids[i] != ss.uids[n-1] {
+			ss.uids[n], ss.kinds[n] = ss.uids[i], ss.kinds[i]
+			n++
+		}
+	}
+	ss.uids, ss.kinds = ss.uids[:n:n], ss.kinds[:n:n]
+	return ss, bytes, nil
 }
 
 // scanKindOrder is the order phase two reads the kinds in.
 var scanKindOrder = []string{kindMemory, kindKnowledge, kindSkill, kindWorkingState, kindKernel, kindRemoved}
 
-// scanJob is one query of phase two: a page of uids of one kind.
+// scanJob is one query of phase two: a page of nodes of one kind, by their indexes (ascending).
 type scanJob struct {
 	kind string
-	uids []string
+	at   []int32
 }
 
-func scanJobs(byKind map[string][]string) []scanJob {
+// uids are the job's nodes' uids, for its query.
+func (j scanJob) uids(ss *scanSet) []string {
+	out := make([]string, len(j.at))
+	for i, at := range j.at {
+		out[i] = formatUID(ss.uids[at])
+	}
+	return out
+}
+
+// has reports whether the node at index at is one of the job's.
+func (j scanJob) has(at int32) bool {
+	_, ok := slices.BinarySearch(j.at, at)
+	return ok
+}
+
+func scanJobs(ss *scanSet) []scanJob {
+	byKind := make([][]int32, len(scanKindOrder))
+	for i, k := range ss.kinds {
+		byKind[k] = append(byKind[k], int32(i))
+	}
 	var jobs []scanJob
-	for _, k := range scanKindOrder {
-		uids := byKind[k]
-		for i := 0; i < len(uids); i += scanPage {
-			jobs = append(jobs, scanJob{k, uids[i:min(len(uids), i+scanPage)]})
+	for k, at := range byKind {
+		for i := 0; i < len(at); i += scanPage {
+			jobs = append(jobs, scanJob{scanKindOrder[k], at[i:min(len(at), i+scanPage)]})
 		}
 	}
 	return jobs
@@ -444,13 +519,13 @@ func eachJob(ctx context.Context, jobs []scanJob, workers int, fn func(ctx conte
 // the nodes and bytes answered, decoding nothing but what paging needs: the raw baseline of the
 // digest benchmark.
 func (s *Store) RawScanRefgraph(ctx context.Context, scopeID string, workers int) (nodes, bytes int, err error) {
-	byKind, bytes, err := scanKinds(ctx, s.b.query, scopeID)
+	ss, bytes, err := scanKinds(ctx, s.b.query, scopeID)
 	if err != nil {
 		return 0, 0, err
 	}
 	var answered atomic.Int64
-	if err := eachJob(ctx, scanJobs(byKind), workers, func(ctx context.Context, _ int, j scanJob) error {
-		raw, err := s.b.query(ctx, ScanNodesQuery(j.kind, j.uids), nil)
+	if err := eachJob(ctx, scanJobs(ss), workers, func(ctx context.Context, _ int, j scanJob) error {
+		raw, err := s.b.query(ctx, ScanNodesQuery(j.kind, j.uids(ss)), nil)
 		if err != nil {
 			return wrapErr(err)
 		}
@@ -459,10 +534,7 @@ func (s *Store) RawScanRefgraph(ctx context.Context, scopeID string, workers int
 	}); err != nil {
 		return 0, 0, err
 	}
-	for _, uids := range byKind {
-		nodes += len(uids)
-	}
-	return nodes, bytes + int(answered.Load()), nil
+	return ss.Len(), bytes + int(answered.Load()), nil
 }
 
 // scanNode is a node of phase two: its head and the uids its references point at.
@@ -494,43 +566,47 @@ func (n *scanNode) edges() [][]uidOnly {
 }
 
 // ScanRefgraph reads the whole refgraph of a scope (see ScanKindsQuery and ScanNodesQuery) into
-// a compact graph — each node's head and its references as indexes of their other ends — then
-// joins the incoming side in memory (every reference lies within the scope, so the outgoing
-// references of all its nodes are all its references) and hands the artifacts (kernels and
-// tombstones left out) to fn in pages, in artifact id order, each page's nodes and references
-// made as it is handed out. The compact graph takes about a fifth of the nodes made whole: a
-// pass over a million artifacts holds it, and one page.
+// a compact graph — each node's id, state and last use in a few bytes, its references as
+// indexes of their other ends — then joins the incoming side in memory (every reference lies
+// within the scope, so the outgoing references of all its nodes are all its references) and
+// hands the artifacts (kernels and tombstones left out) to fn in pages, in artifact id order,
+// each page's nodes and references made as it is handed out. The compact graph takes about
+// 120 bytes a node and 16 a reference: a pass over a million artifacts holds it, and one page.
 func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page []*domain.RefNode) error) error {
 	if !domain.ValidID(scopeID) {
 		return domain.Errorf(domain.ENOTFOUND, "scope %q not found", scopeID)
 	}
-	byKind, _, err := scanKinds(ctx, s.b.query, scopeID)
+	ss, _, err := scanKinds(ctx, s.b.query, scopeID)
 	if err != nil {
 		return err
 	}
-	// Phase one fixes each node's index: jobs in order, each a run of indexes.
-	jobs := scanJobs(byKind)
-	starts := make([]int, len(jobs)+1)
-	index := map[string]int32{}
-	for i, j := range jobs {
-		starts[i+1] = starts[i] + len(j.uids)
-		for k, uid := range j.uids {
-			index[uid] = int32(starts[i] + k)
-		}
-	}
-	recs := make([]scanRec, starts[len(jobs)])
-	// The pages are read ScanWorkers at a time, each made compact by the worker that read it.
-	if err := eachJob(ctx, jobs, ScanWorkers, func(ctx context.Context, i int, j scanJob) error {
+	g := &scanGraph{scopeID: scopeID, recs: make([]scanRec, ss.Len())}
+	// The pages are read ScanWorkers at a time, each made compact by the worker that read it:
+	// its ids in one string, its references in one slice.
+	if err := eachJob(ctx, scanJobs(ss), ScanWorkers, func(ctx context.Context, _ int, j scanJob) error {
 		var r struct {
 			Q []*scanNode `json:"q"`
 		}
-		if err := s.read(ctx, ScanNodesQuery(j.kind, j.uids), nil, &r); err != nil {
+		if err := s.read(ctx, ScanNodesQuery(j.kind, j.uids(ss)), nil, &r); err != nil {
 			return err
 		}
+		refs := 0
 		for _, sn := range r.Q {
-			at, ok := index[sn.UID]
-			if !ok || at < int32(starts[i]) || at >= int32(starts[i+1]) {
-				continue // not asked for in this page
+			for _, ends := range sn.edges() {
+				refs += len(ends)
+			}
+		}
+		slab := make([]scanEdge, 0, refs)
+		type placed struct {
+			at       int32
+			from, to int
+		}
+		var ids strings.Builder
+		var got []placed
+		for _, sn := range r.Q {
+			at := ss.index(sn.UID)
+			if at < 0 || !j.has(at) || g.recs[at].flags&scanRead != 0 {
+				continue // not asked for in this page, or answered twice
 			}
 			h := headNode{UID: sn.UID, ID: sn.ID, Kind: j.kind, Scope: scopeID, KFamily: sn.KFamily, MemState: sn.MemState,
 				Occurred: sn.Occurred, Accessed: sn.Accessed, Claimed: sn.Claimed, ArtType: sn.ArtType, ArtState: sn.ArtState, Updated: sn.Updated,
@@ -539,60 +615,53 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 			if err != nil {
 				return err
 			}
-			rec := &recs[at]
-			*rec = scanRec{id: n.ID, family: n.Family, state: n.State, claimed: n.Claimed, lastUsed: n.LastUsed, read: true,
-				handed: n.State != domain.EndRemoved && !n.Family.Kernel()}
-			out := 0
-			for _, ends := range sn.edges() {
-				out += len(ends)
+			rec := &g.recs[at]
+			if rec.family, err = g.families.of(string(n.Family)); err != nil {
+				return err
 			}
-			rec.out = make([]scanEdge, 0, out)
+			if rec.state, err = g.states.of(string(n.State)); err != nil {
+				return err
+			}
+			rec.flags = scanRead
+			if n.Claimed {
+				rec.flags |= scanClaimed
+			}
+			if n.State != domain.EndRemoved && !n.Family.Kernel() {
+				rec.flags |= scanHanded
+			}
+			if !n.LastUsed.IsZero() {
+				rec.flags |= scanUsed
+				rec.sec, rec.nsec = n.LastUsed.Unix(), int32(n.LastUsed.Nanosecond())
+			}
+			from := len(slab)
 			for k, ends := range sn.edges() {
 				for _, e := range ends {
-					to, ok := index[e.UID]
-					if !ok {
-						to = -1
-					}
-					rec.out = append(rec.out, scanEdge{to: to, typ: uint8(k)})
+					slab = append(slab, scanEdge{to: ss.index(e.UID), typ: uint8(k)})
 				}
 			}
+			rec.out = slab[from:len(slab):len(slab)]
+			got = append(got, placed{at, ids.Len(), ids.Len() + len(n.ID)})
+			ids.WriteString(n.ID)
+		}
+		all := ids.String()
+		for _, p := range got {
+			g.recs[p.at].id = all[p.from:p.to]
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	// The incoming side, one slab for every node's list.
-	in := make([]int32, len(recs))
-	edges := 0
-	for i := range recs {
-		for _, e := range recs[i].out {
-			if e.to >= 0 {
-				in[e.to]++
-				edges++
-			}
-		}
-	}
-	slab := make([]scanEdge, 0, edges)
-	for i := range recs {
-		recs[i].in = slab[len(slab) : len(slab) : len(slab)+int(in[i])]
-		slab = slab[:len(slab)+int(in[i])]
-	}
-	for i := range recs {
-		for _, e := range recs[i].out {
-			if e.to >= 0 {
-				recs[e.to].in = append(recs[e.to].in, scanEdge{to: int32(i), typ: e.typ})
-			}
-		}
-	}
+	ss = nil // phase one's uids are not needed any more
+	g.joinIncoming()
 	var order []int32
-	for i := range recs {
-		if recs[i].read && recs[i].handed {
+	for i := range g.recs {
+		if f := g.recs[i].flags; f&scanRead != 0 && f&scanHanded != 0 {
 			order = append(order, int32(i))
 		}
 	}
-	sort.Slice(order, func(a, b int) bool { return recs[order[a]].id < recs[order[b]].id })
+	sort.Slice(order, func(a, b int) bool { return g.recs[order[a]].id < g.recs[order[b]].id })
 	for lo := 0; lo < len(order); lo += handPage {
-		if err := fn(refPage(scopeID, recs, order[lo:min(len(order), lo+handPage)])); err != nil {
+		if err := fn(g.page(order[lo:min(len(order), lo+handPage)])); err != nil {
 			return err
 		}
 	}
@@ -602,16 +671,39 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 // handPage is how many artifacts a page handed out by ScanRefgraph holds.
 var handPage = scanPage
 
-// scanRec is a node of the compact graph a scan holds.
+// scanGraph is the compact graph a scan holds: its nodes, and their incoming references, node
+// i's being ins[inAt[i]:inAt[i+1]].
+type scanGraph struct {
+	scopeID          string
+	recs             []scanRec
+	inAt             []int32
+	ins              []scanEdge
+	families, states scanNames
+}
+
+// scanRec is a node of the compact graph.
 type scanRec struct {
-	id       string
-	family   domain.ArtifactFamily
-	state    domain.EndState
-	lastUsed time.Time
-	claimed  bool
-	read     bool // phase two answered it (a node deleted between the phases is not)
-	handed   bool // an artifact handed to the scan's caller: not a kernel nor a tombstone
-	out, in  []scanEdge
+	id     string     // a substring of its page's ids
+	out    []scanEdge // a part of its page's references
+	sec    int64      // its last use (with scanUsed)
+	nsec   int32
+	family uint8 // an index of the graph's families
+	state  uint8 // an index of the graph's states
+	flags  uint8
+}
+
+const (
+	scanRead    = 1 << iota // phase two answered it (a node deleted between the phases is not)
+	scanHanded              // an artifact handed to the scan's caller: not a kernel nor a tombstone
+	scanClaimed             // claimed, or kept
+	scanUsed                // sec and nsec hold its last use
+)
+
+func (r *scanRec) lastUsed() time.Time {
+	if r.flags&scanUsed == 0 {
+		return time.Time{}
+	}
+	return time.Unix(r.sec, int64(r.nsec)).UTC()
 }
 
 // scanEdge is a reference of the compact graph: its type (an index of domain.RefTypes) and its
@@ -621,11 +713,58 @@ type scanEdge struct {
 	typ uint8
 }
 
-// refPage makes the nodes at indexes of the compact graph whole, with their references.
-func refPage(scopeID string, recs []scanRec, indexes []int32) []*domain.RefNode {
+// scanNames numbers the few names a scan's nodes share (families, states).
+type scanNames struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (sn *scanNames) of(name string) (uint8, error) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if i := slices.Index(sn.names, name); i >= 0 {
+		return uint8(i), nil
+	}
+	if len(sn.names) == 256 {
+		return 0, fmt.Errorf("the refgraph scan met more than 256 families or states (%q)", name)
+	}
+	sn.names = append(sn.names, name)
+	return uint8(len(sn.names) - 1), nil
+}
+
+// name is the name numbered i (the names are complete once the scan has read the scope).
+func (sn *scanNames) name(i uint8) string { return sn.names[i] }
+
+// joinIncoming lists each node's incoming references, in one slice for all.
+func (g *scanGraph) joinIncoming() {
+	g.inAt = make([]int32, len(g.recs)+1)
+	for i := range g.recs {
+		for _, e := range g.recs[i].out {
+			if e.to >= 0 {
+				g.inAt[e.to+1]++
+			}
+		}
+	}
+	for i := range g.recs {
+		g.inAt[i+1] += g.inAt[i]
+	}
+	g.ins = make([]scanEdge, g.inAt[len(g.recs)])
+	next := slices.Clone(g.inAt[:len(g.recs)])
+	for i := range g.recs {
+		for _, e := range g.recs[i].out {
+			if e.to >= 0 {
+				g.ins[next[e.to]] = scanEdge{to: int32(i), typ: e.typ}
+				next[e.to]++
+			}
+		}
+	}
+}
+
+// page makes the nodes at indexes of the compact graph whole, with their references.
+func (g *scanGraph) page(indexes []int32) []*domain.RefNode {
 	refs := 0
 	for _, i := range indexes {
-		refs += len(recs[i].out) + len(recs[i].in)
+		refs += len(g.recs[i].out) + int(g.inAt[i+1]-g.inAt[i])
 	}
 	slab := make([]domain.Reference, refs)
 	lists := make([]*domain.Reference, refs)
@@ -638,28 +777,31 @@ func refPage(scopeID string, recs []scanRec, indexes []int32) []*domain.RefNode 
 		next++
 		return r
 	}
+	family := func(r *scanRec) domain.ArtifactFamily { return domain.ArtifactFamily(g.families.name(r.family)) }
+	state := func(r *scanRec) domain.EndState { return domain.EndState(g.states.name(r.state)) }
 	for k, i := range indexes {
-		rec := &recs[i]
+		rec := &g.recs[i]
 		n := &nodes[k]
-		*n = domain.RefNode{ID: rec.id, ScopeID: scopeID, Family: rec.family, State: rec.state, LastUsed: rec.lastUsed, Claimed: rec.claimed}
+		fam, st := family(rec), state(rec)
+		*n = domain.RefNode{ID: rec.id, ScopeID: g.scopeID, Family: fam, State: st, LastUsed: rec.lastUsed(), Claimed: rec.flags&scanClaimed != 0}
 		from := next
 		for _, e := range rec.out {
 			r := ref()
-			*r = domain.Reference{ScopeID: scopeID, Type: domain.RefTypes[e.typ], SourceID: rec.id, SourceFamily: rec.family,
-				SourceState: rec.state, TargetState: domain.EndRemoved}
+			*r = domain.Reference{ScopeID: g.scopeID, Type: domain.RefTypes[e.typ], SourceID: rec.id, SourceFamily: fam,
+				SourceState: st, TargetState: domain.EndRemoved}
 			if e.to >= 0 {
-				if dst := &recs[e.to]; dst.read {
-					r.TargetID, r.TargetFamily, r.TargetState = dst.id, dst.family, dst.state
+				if dst := &g.recs[e.to]; dst.flags&scanRead != 0 {
+					r.TargetID, r.TargetFamily, r.TargetState = dst.id, family(dst), state(dst)
 				}
 			}
 		}
 		n.Out = lists[from:next:next]
 		from = next
-		for _, e := range rec.in {
-			src := &recs[e.to]
+		for _, e := range g.ins[g.inAt[i]:g.inAt[i+1]] {
+			src := &g.recs[e.to]
 			r := ref()
-			*r = domain.Reference{ScopeID: scopeID, Type: domain.RefTypes[e.typ], SourceID: src.id, SourceFamily: src.family,
-				SourceState: src.state, TargetID: rec.id, TargetFamily: rec.family, TargetState: rec.state}
+			*r = domain.Reference{ScopeID: g.scopeID, Type: domain.RefTypes[e.typ], SourceID: src.id, SourceFamily: family(src),
+				SourceState: state(src), TargetID: rec.id, TargetFamily: fam, TargetState: st}
 		}
 		n.In = lists[from:next:next]
 		page[k] = n

@@ -703,8 +703,8 @@ func (p *proposing) discard(ctx context.Context, logger *slog.Logger) {
 // propose scans the scope's refgraph and writes the pass's proposals, in artifact id order, with
 // the payloads of those new to their artifacts' histories (digest.Prior), ahead of the pass's
 // write; it counts them in report. The scan holds the refgraph, compact, and makes a page of it
-// whole at a time; the proposals are held a page at a time and then packed, and the previous
-// pass's are read a page at a time.
+// whole at a time; the proposals are held a page at a time, packed and committed a few pages at a
+// time, and the previous pass's are read a page at a time.
 func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest.Pass, report *domain.DigestReport, dc domain.TransactionContext) (*proposing, error) {
 	if _, err := c.store.Scope(ctx, p.ScopeID); err != nil {
 		return nil, err
@@ -758,8 +758,8 @@ func (c *Cortex) propose(ctx context.Context, ls domain.LifecycleStore, p digest
 	}); err != nil {
 		return failed(err)
 	}
-	// The proposals are packed: the scan's graph goes before they are committed, and the
-	// commits' engine caches take its place, not its side.
+	// The writer committed its pages as they filled a commit; what is left, less than one, is
+	// committed ahead too.
 	if err := out.w.Flush(ctx); err != nil {
 		return failed(err)
 	}

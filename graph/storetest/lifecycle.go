@@ -1011,8 +1011,8 @@ func testLastProposal(t *testing.T, st domain.Store) {
 				if err := w.Add(ctx, part, pl); err != nil {
 					t.Fatal(err)
 				}
-				// Some passes commit what they packed ahead; the others leave it all to the
-				// pass's write.
+				// Add commits its pages as they fill a commit. Some passes also commit the
+				// rest they packed ahead; the others leave it to the pass's write.
 				if chunk > 500 && lo%(3*chunk) == 0 {
 					if err := w.Flush(ctx); err != nil {
 						t.Fatal(err)
