@@ -164,12 +164,16 @@ func benchDigestOn(w io.Writer, name string, sf storeFlags, n, refs, rounds int,
 	if read != rep.ProposalCount {
 		return fmt.Errorf("the report counts %d proposals, %d were read", rep.ProposalCount, read)
 	}
-	rawMed, passMed := median(raw), median(pass)
 	// The scope's first pass records the proposals in their artifacts' histories; the later ones
-	// find the same proposals and record nothing new (the median is such a pass when rounds > 2).
+	// find the same proposals and record nothing new. The median is of the later ones.
+	later := pass
+	if len(pass) > 1 {
+		later = pass[1:]
+	}
+	rawMed, passMed := median(raw), median(later)
 	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s)\n", name, "first propose pass of the scope (all proposals new)",
 		float64(rep.Evaluated)/pass[0].Seconds(), pass[0].Round(time.Millisecond))
-	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s)\n", name, "digest propose pass (runDigest, report written)",
+	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s)\n", name, "a later propose pass, median (report written)",
 		float64(rep.Evaluated)/passMed.Seconds(), passMed.Round(time.Millisecond))
 	fmt.Fprintf(w, "[%s] %-52s %12.0f artifacts/s (%s, %.1f MB of JSON)\n", name, "raw baseline: the same DQL refgraph reads, undecoded",
 		float64(rep.Evaluated)/rawMed.Seconds(), rawMed.Round(time.Millisecond), float64(rawBytes)/1e6)
