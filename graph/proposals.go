@@ -204,19 +204,6 @@ func (w *proposalWriter) finish(ctx context.Context) error {
 	return w.commit(ctx, false, true)
 }
 
-// full reports whether the pages packed fill a commit.
-func (w *proposalWriter) full() bool {
-	props, about := 0, 0
-	for _, p := range w.rendered {
-		if p.about {
-			about++
-		} else {
-			props++
-		}
-	}
-	return props >= proposalPagesACommit || about >= aboutPagesACommit
-}
-
 // render packs the full pages (with all, the rest too). A page of proposals packed takes a
 // tenth of the proposals it holds.
 func (w *proposalWriter) render(all bool) error {
@@ -250,7 +237,7 @@ func (w *proposalWriter) render(all bool) error {
 // aboutPagesACommit of history payloads a commit: all of them, or (without all) as long as they
 // fill a commit. lock takes the store's write lock for each.
 func (w *proposalWriter) commit(ctx context.Context, lock, all bool) error {
-	for len(w.rendered) > 0 && (all || w.full()) {
+	for len(w.rendered) > 0 {
 		var sets []map[string]any
 		props, about, n := 0, 0, 0
 		for _, p := range w.rendered {
@@ -269,6 +256,9 @@ func (w *proposalWriter) commit(ctx context.Context, lock, all bool) error {
 			}
 			sets = append(sets, p.obj)
 			n++
+		}
+		if !all && props < proposalPagesACommit && about < aboutPagesACommit {
+			break // less than a commit's pages: they wait for more
 		}
 		uids, err := w.s.commitAhead(ctx, sets, nil, lock)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -367,15 +366,6 @@ type scanSet struct {
 	kinds []uint8
 }
 
-func (ss *scanSet) Len() int           { return len(ss.uids) }
-func (ss *scanSet) Less(i, j int) bool { return ss.uids[i] < ss.uids[j] }
-func (ss *scanSet) Swap(i, j int) {
-	ss.uids[i], ss.uids[j] = ss.uids[j], ss.uids[i]
-	ss.kinds[i], ss.kinds[j] = ss.kinds[j], ss.kinds[i]
-}
-
-func formatUID(u uint64) string { return "0x" + strconv.FormatUint(u, 16) }
-
 // index is the compact graph's index of the node uid, or -1 when phase one did not find it.
 func (ss *scanSet) index(uid string) int32 {
 	u, err := parseUID(uid)
@@ -419,6 +409,11 @@ func scanKinds(ctx context.Context, query func(ctx context.Context, q string, va
 			if err != nil {
 				return nil, 0, err
 			}
+			// Paging after the last uid needs the engine's answers in uid order; the index
+			// (a binary search) needs them too.
+			if n := len(ss.uids); n > 0 && u <= ss.uids[n-1] {
+				return nil, 0, fmt.Errorf("the refgraph scan: the engine answered %s after 0x%x, out of uid order", row.UID, ss.uids[n-1])
+			}
 			ss.uids = append(ss.uids, u)
 			ss.kinds = append(ss.kinds, k)
 		}
@@ -427,18 +422,6 @@ func scanKinds(ctx context.Context, query func(ctx context.Context, q string, va
 		}
 		after = r.Q[len(r.Q)-1].UID
 	}
-	// The engine answers in uid order; a node answered twice is kept once.
-	if !sort.IsSorted(ss) {
-		sort.Stable(ss)
-	}
-	n := 0
-	for i := range ss.uids {
-		if i == 0 || ss.uids[i] != ss.uids[n-1] {
-			ss.uids[n], ss.kinds[n] = ss.uids[i], ss.kinds[i]
-			n++
-		}
-	}
-	ss.uids, ss.kinds = ss.uids[:n:n], ss.kinds[:n:n]
 	return ss, bytes, nil
 }
 
@@ -455,7 +438,7 @@ type scanJob struct {
 func (j scanJob) uids(ss *scanSet) []string {
 	out := make([]string, len(j.at))
 	for i, at := range j.at {
-		out[i] = formatUID(ss.uids[at])
+		out[i] = uidOf(ss.uids[at])
 	}
 	return out
 }
@@ -534,7 +517,7 @@ func (s *Store) RawScanRefgraph(ctx context.Context, scopeID string, workers int
 	}); err != nil {
 		return 0, 0, err
 	}
-	return ss.Len(), bytes + int(answered.Load()), nil
+	return len(ss.uids), bytes + int(answered.Load()), nil
 }
 
 // scanNode is a node of phase two: its head and the uids its references point at.
@@ -580,7 +563,7 @@ func (s *Store) ScanRefgraph(ctx context.Context, scopeID string, fn func(page [
 	if err != nil {
 		return err
 	}
-	g := &scanGraph{scopeID: scopeID, recs: make([]scanRec, ss.Len())}
+	g := &scanGraph{scopeID: scopeID, recs: make([]scanRec, len(ss.uids))}
 	// The pages are read ScanWorkers at a time, each made compact by the worker that read it:
 	// its ids in one string, its references in one slice.
 	if err := eachJob(ctx, scanJobs(ss), ScanWorkers, func(ctx context.Context, _ int, j scanJob) error {

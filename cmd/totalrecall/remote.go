@@ -228,10 +228,9 @@ func (d remoteDigester) run(ctx context.Context, in cortex.DigestInput) (*domain
 }
 
 func (d remoteDigester) proposals(ctx context.Context, rep *domain.DigestReport, after string, first int) ([]domain.Proposal, error) {
-	id := rep.ID
 	const q = `query($id: ID!, $first: Int, $after: ID) { digestReport(id: $id) {
 		proposals(first: $first, after: $after) { artifactId family reasons { code detail referenceIds } } } }`
-	vars := map[string]any{"id": id, "first": first}
+	vars := map[string]any{"id": rep.ID, "first": first}
 	if after != "" {
 		vars["after"] = after
 	}
@@ -244,7 +243,7 @@ func (d remoteDigester) proposals(ctx context.Context, rep *domain.DigestReport,
 		return nil, err
 	}
 	if r.D == nil {
-		return nil, fmt.Errorf("digest report %s not found", id)
+		return nil, fmt.Errorf("digest report %s not found", rep.ID)
 	}
 	return r.D.Proposals, nil
 }
