@@ -96,7 +96,7 @@ func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
 	rollupPolicy.Do(func() {
 		// The engine's rollup policy is its package's (one per process): set once, before any
 		// engine of this process runs, so no engine reads it while it is written.
-		posting.RollupOnCommit, posting.RollupMinDeltas = false, rollupMinDeltas
+		posting.RollupOnCommit, posting.RollupMinDeltas, posting.RollupMaxPostings = false, rollupMinDeltas, rollupMaxPostings
 	})
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -151,6 +151,14 @@ func openEmbedded(path string, mem EngineMemory) (*embeddedBackend, error) {
 // to it). Lists are rolled up when reads find several deltas on them, a scope's index lists and
 // the other hot lists, and a list the posting cache holds when it reaches 500 (Dgraph's own rule).
 const rollupMinDeltas = 8
+
+// rollupMaxPostings is how many postings the deltas of a list in the posting cache may hold: a
+// commit that would leave more takes the list out of the cache and hands it to the rollups. Each
+// commit to a cached list copies its map of the deltas' postings (readers share the old one);
+// after a bulk import a scope's index list held a hundred deltas of a thousand postings each,
+// under Dgraph's 500 deltas, and every storeMemory copied them (about 50 stores a second at
+// 100,000 memories, 370 with this; TestSingleCommitsAfterABulkLoad).
+const rollupMaxPostings = 4096
 
 var rollupPolicy sync.Once
 

@@ -992,9 +992,12 @@ func (l *List) setMutationAfterCommit(startTs, commitTs uint64, pl *pb.PostingLi
 	}
 
 	if refresh {
-		newMap := make(map[uint64]*pb.PostingList, l.mutationMap.len())
+		// A new map, as clones of the list (readers' copies) share the old one; its entries are
+		// never changed once committed, so they are shared too (a deep copy of every entry on
+		// every commit cost a list's whole mutable layer per commit).
+		newMap := make(map[uint64]*pb.PostingList, l.mutationMap.len()+1)
 		for k, v := range l.mutationMap.committedEntries {
-			newMap[k] = proto.Clone(v).(*pb.PostingList)
+			newMap[k] = v
 		}
 		newMap[commitTs] = pl
 		l.mutationMap.committedEntries = newMap

@@ -78,9 +78,14 @@ var MemLayerInstance *MemoryLayer
 // that writes many new keys once each (an embedded engine taking one memory per commit) turns it
 // off, and a list is then rolled up when a read finds RollupMinDeltas deltas or more on it (a
 // list of one delta rolled up is the same list written twice).
+//
+// RollupMaxPostings, when above 0, takes a list out of the posting cache, and hands it to the
+// rollups, when a commit would leave its deltas holding more postings than that: each commit to a
+// cached list copies its map of them (0: Dgraph's policy, the list stays and is updated).
 var (
-	RollupOnCommit  = true
-	RollupMinDeltas = 1
+	RollupOnCommit    = true
+	RollupMinDeltas   = 1
+	RollupMaxPostings = 0
 )
 
 func init() {
@@ -578,6 +583,16 @@ func checkForRollup(key []byte, l *List) {
 	}
 }
 
+// committedPostings is how many postings the list's committed deltas hold.
+func (l *List) committedPostings() int {
+	l.RLock()
+	defer l.RUnlock()
+	if l.mutationMap == nil {
+		return 0
+	}
+	return len(l.mutationMap.committedUids)
+}
+
 func (ml *MemoryLayer) wait() {
 	ml.cache.wait()
 }
@@ -605,6 +620,13 @@ func (ml *MemoryLayer) updateItemInCache(key string, delta []byte, startTs, comm
 		x.Check(proto.Unmarshal(delta, p))
 
 		if p.Pack == nil {
+			if RollupMaxPostings > 0 && val.list.committedPostings()+len(p.Postings) > RollupMaxPostings {
+				// Its deltas hold many postings: each commit would copy them all. It leaves the
+				// cache for the rollups; the next read finds it on disk.
+				ml.del([]byte(key))
+				IncrRollup.addKeyToBatch([]byte(key), 0)
+				return
+			}
 			val.list.setMutationAfterCommit(startTs, commitTs, p, true)
 			checkForRollup([]byte(key), val.list)
 		} else {
