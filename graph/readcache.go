@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"sync"
 
@@ -642,6 +643,71 @@ func (c *readCache) makeRoom(walk bool, size int) {
 	}
 }
 
+// resizeBatch is how many entries a resize drops under one hold of the cache's lock: readers
+// and writers wait for no more than that.
+const resizeBatch = 2048
+
+// resize sets the budgets of the two parts of the cache (at least 1 byte of records: a
+// budget of 0 would turn the cache off) and drops what no longer fits, in batches, arbitrary
+// entries of each map of a part in proportion to its size.
+func (c *readCache) resize(budget, walks int) {
+	c.mu.Lock()
+	c.budget, c.walkBudget = max(budget, 1), max(walks, 0)
+	c.mu.Unlock()
+	for _, walk := range []bool{false, true} {
+		for {
+			c.mu.Lock()
+			used, budget := *c.usedBy(walk), c.budgetOf(walk)
+			if used <= budget {
+				c.mu.Unlock()
+				break
+			}
+			// The share of each map to drop; each range starts at a random place in its map.
+			drop := 1 - float64(budget)/float64(used)
+			left := resizeBatch
+			if walk {
+				left -= shrinkMap(c, c.adj, drop, left)
+				left -= shrinkMap(c, c.stateOf, drop, left)
+				n := min(left, int(math.Ceil(drop*float64(len(c.entries)))))
+				for u := range c.entries {
+					if n <= 0 {
+						break
+					}
+					dropEntry(c, c.entries, u)
+					n--
+					left--
+				}
+			} else {
+				left -= shrinkMap(c, c.mems, drop, left)
+				left -= shrinkMap(c, c.ctxs, drop, left)
+				left -= shrinkMap(c, c.eps, drop, left)
+			}
+			if left == resizeBatch {
+				c.makeRoom(walk, 0) // nothing dropped by shares: one at a time
+				c.mu.Unlock()
+				break
+			}
+			c.mu.Unlock()
+		}
+	}
+}
+
+// shrinkMap drops the share drop of m's entries, at most most of them, in one range; it returns
+// how many it dropped. Under c.mu.
+func shrinkMap[T sized](c *readCache, m map[string]T, drop float64, most int) int {
+	n := min(most, int(math.Ceil(drop*float64(len(m)))))
+	done := 0
+	for id, v := range m {
+		if done >= n {
+			break
+		}
+		dropEntry(c, m, id)
+		c.forgetIfBare(id, v.nodeUID())
+		done++
+	}
+	return done
+}
+
 // evictOne drops an arbitrary entry of m; its node's entries in the other part stay. Under c.mu.
 func evictOne[T sized](c *readCache, m map[string]T) {
 	for id, v := range m {
@@ -904,6 +970,8 @@ func (c *readCache) clear() {
 type CacheStats struct {
 	RecordBytes, WalkBytes     int
 	RecordEntries, WalkEntries int
+	// RecordBudget and WalkBudget are the parts' budgets now (ResizeReadCache).
+	RecordBudget, WalkBudget int
 }
 
 // Bytes returns the bytes of the part named "memories" or "walks".
@@ -931,5 +999,23 @@ func (s *Store) CacheStats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return CacheStats{RecordBytes: c.used, WalkBytes: c.walkUsed,
-		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf)}
+		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf),
+		RecordBudget: c.budget, WalkBudget: c.walkBudget}
+}
+
+// Budget returns the budget of the part named "memories" or "walks".
+func (s CacheStats) Budget(part string) int {
+	if part == "walks" {
+		return s.WalkBudget
+	}
+	return s.RecordBudget
+}
+
+// ResizeReadCache sets the budgets of the read cache's two parts (graph.WithReadCacheParts)
+// while the store runs, dropping arbitrary entries until what is held fits. Nothing happens
+// without a read cache (a cluster's store, or one opened with it off).
+func (s *Store) ResizeReadCache(records, walks int) {
+	if s.cache != nil {
+		s.cache.resize(records, walks)
+	}
 }

@@ -551,3 +551,89 @@ func TestReadCacheCountsTheHeap(t *testing.T) {
 		runtime.KeepAlive(c)
 	}
 }
+
+// A resize keeps each part within its new budget, drops entries of every map of the part, leaves
+// the other part alone, and lets the cache fill to the larger budget again.
+func TestReadCacheResize(t *testing.T) {
+	c := newReadCache(1 << 20)
+	e := c.begin()
+	for i := range 3000 {
+		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", i+1), fmt.Sprint(i)))
+		c.fillContext(e, fmt.Sprint(i), &cachedContext{uid: fmt.Sprintf("0x%x", i+1), kind: kindMemory, scope: "s", ctx: &domain.MemoryContext{}, size: 100})
+	}
+	for i := range 3000 {
+		id := fmt.Sprint("w", i)
+		c.fillAdj(e, id, &cachedAdj{uid: fmt.Sprintf("0x%x", 10000+i), edges: []domain.Edge{{From: id, To: "x", Type: domain.AssocTemporal, Strength: 0.5}}})
+	}
+	c.end(e)
+	mems, ctxs, adj, walkUsed := len(c.mems), len(c.ctxs), len(c.adj), c.walkUsed
+	if c.used < 512<<10 || mems == 0 || ctxs == 0 {
+		t.Fatalf("the cache filled %d bytes with %d memories and %d contexts; the test wants it half full at least", c.used, mems, ctxs)
+	}
+	c.resize(64<<10, 1<<20)
+	if c.used > 64<<10 || c.budget != 64<<10 {
+		t.Fatalf("after a resize to 64 KiB the records hold %d bytes, budget %d", c.used, c.budget)
+	}
+	if len(c.mems) == 0 || len(c.ctxs) == 0 || len(c.mems) >= mems || len(c.ctxs) >= ctxs {
+		t.Fatalf("the resize left %d of %d memories and %d of %d contexts; want some of each dropped, some kept",
+			len(c.mems), mems, len(c.ctxs), ctxs)
+	}
+	if len(c.adj) != adj || c.walkUsed != walkUsed {
+		t.Fatalf("a resize of the records' part dropped walks: %d of %d left", len(c.adj), adj)
+	}
+	for uid, id := range c.uids {
+		if c.mems[id] == nil && c.ctxs[id] == nil && c.adj[id] == nil && c.stateOf[id] == nil && c.eps[id] == nil {
+			t.Fatalf("uid %s of memory %s is remembered with nothing of it cached", uid, id)
+		}
+	}
+	c.resize(64<<10, 4<<10)
+	if c.walkUsed > 4<<10 || len(c.adj) == 0 || len(c.adj) >= adj {
+		t.Fatalf("after a resize of the walks to 4 KiB: %d bytes, %d of %d associations", c.walkUsed, len(c.adj), adj)
+	}
+	c.resize(1<<20, 1<<20)
+	e = c.begin()
+	for i := range 3000 {
+		c.fillMemory(e, cacheNode(fmt.Sprintf("0x%x", i+1), fmt.Sprint(i)))
+	}
+	c.end(e)
+	if c.used <= 64<<10 || c.used > 1<<20 {
+		t.Fatalf("grown back to 1 MiB, the records hold %d bytes", c.used)
+	}
+}
+
+// A store's read cache resized while it runs answers every read as before, from the engine
+// where the resize dropped the record.
+func TestStoreResizeReadCache(t *testing.T) {
+	s, scope := openScopeStore(t, WithReadCacheParts(1<<20, 1<<20))
+	ms := cacheMemories(t, s, scope, 200)
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	ctx := context.Background()
+	if _, err := s.Memories(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	full := s.CacheStats()
+	if full.RecordEntries < 200 || full.RecordBudget != 1<<20 {
+		t.Fatalf("the cache holds %d records (budget %d) after reading 200 memories", full.RecordEntries, full.RecordBudget)
+	}
+	s.ResizeReadCache(full.RecordBytes/4, 1<<20)
+	small := s.CacheStats()
+	if small.RecordBytes > full.RecordBytes/4 || small.RecordBudget != full.RecordBytes/4 || small.RecordEntries >= full.RecordEntries {
+		t.Fatalf("resized to %d bytes: %d bytes and %d entries held (before: %d, %d)", full.RecordBytes/4,
+			small.RecordBytes, small.RecordEntries, full.RecordBytes, full.RecordEntries)
+	}
+	got, err := s.Memories(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ms) {
+		t.Fatalf("read %d of %d memories after the resize", len(got), len(ms))
+	}
+	for _, m := range got {
+		if m.Content == "" || m.ScopeID != scope.ID {
+			t.Fatalf("memory %s read back as %+v", m.ID, m)
+		}
+	}
+}

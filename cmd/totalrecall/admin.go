@@ -107,6 +107,8 @@ func registerMetrics(m *edge.Metrics, st *graph.Store, idx *search.Index, cx *co
 	for _, part := range []string{"memories", "walks"} {
 		m.Gauge("totalrecall_read_cache_bytes", "Bytes held by the embedded store's read cache, by part (memories: records and contexts; walks: total recall's associations and states).",
 			map[string]string{"cache": part}, func() float64 { return float64(st.CacheStats().Bytes(part)) })
+		m.Gauge("totalrecall_read_cache_budget_bytes", "The read cache's budget now, by part: its configured size, less what the governor took back for the heap.",
+			map[string]string{"cache": part}, func() float64 { return float64(st.CacheStats().Budget(part)) })
 		m.Gauge("totalrecall_read_cache_entries", "Entries held by the embedded store's read cache, by part.",
 			map[string]string{"cache": part}, func() float64 { return float64(st.CacheStats().Entries(part)) })
 	}

@@ -407,6 +407,9 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		})
 		go rewarm(ctx, st, logger, imports, rewarmPolicy{})
 	}
+	if b := sf.budget(); b.ReadCache > 0 {
+		go newCacheGovernor(b.ReadCache, b.ReadWalks).run(ctx, st, logger)
+	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
 	var metrics *edge.Metrics
 	if xf.adminAddr != "" {
