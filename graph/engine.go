@@ -157,7 +157,7 @@ const rollupMinDeltas = 8
 // commit to a cached list copies its map of the deltas' postings (readers share the old one);
 // after a bulk import a scope's index list held a hundred deltas of a thousand postings each,
 // under Dgraph's 500 deltas, and every storeMemory copied them (about 50 stores a second at
-// 100,000 memories, 370 with this; TestSingleCommitsAfterABulkLoad).
+// 100,000 memories, 358 with this; TestSingleCommitsAfterABulkLoad).
 const rollupMaxPostings = 4096
 
 var rollupPolicy sync.Once
