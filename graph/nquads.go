@@ -124,7 +124,7 @@ func (w *nquadWriter) node(o map[string]any, del bool, edge string) (string, err
 }
 
 func checkPredicate(p string) error {
-	if p == "" || p == "*" || p == x.Star || strings.HasPrefix(p, "~") || !utf8.ValidString(p) || strings.ContainsAny(p, "<> \t\n\r\"{}|^`\\") ||
+	if p == "" || p == "*" || p == x.Star || strings.HasPrefix(p, "~") || !utf8.ValidString(p) || strings.ContainsAny(p, "<> \t\n\r\"{}|^`\\@") ||
 		strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }) ||
 		!strings.ContainsFunc(p, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return fmt.Errorf("mutation: predicate %q", p)
