@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 
@@ -29,14 +30,19 @@ func TestSingleCommitsAfterABulkLoad(t *testing.T) {
 		cacheMemories(t, s, scope, 1000)
 	}
 	list()
-	const single = 100
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range single {
-		cacheMemories(t, s, scope, 1)
+	// Allocations are counted for the whole process, where other work (a rollup, a compaction)
+	// may allocate too: the least of five windows of 20 commits is the commits' own.
+	per := math.MaxFloat64
+	for range 5 {
+		const single = 20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range single {
+			cacheMemories(t, s, scope, 1)
+		}
+		runtime.ReadMemStats(&after)
+		per = min(per, float64(after.TotalAlloc-before.TotalAlloc)/single)
 	}
-	runtime.ReadMemStats(&after)
-	per := float64(after.TotalAlloc-before.TotalAlloc) / single
 	// About 120 KB a commit as it is; 1,300 KB when the list stays cached (RollupMaxPostings 0),
 	// and more with every bulk commit before.
 	if per > 600<<10 {
