@@ -666,21 +666,13 @@ func (c *readCache) resize(budget, walks int) {
 			drop := 1 - float64(budget)/float64(used)
 			left := resizeBatch
 			if walk {
-				left -= shrinkMap(c, c.adj, drop, left)
-				left -= shrinkMap(c, c.stateOf, drop, left)
-				n := min(left, int(math.Ceil(drop*float64(len(c.entries)))))
-				for u := range c.entries {
-					if n <= 0 {
-						break
-					}
-					dropEntry(c, c.entries, u)
-					n--
-					left--
-				}
+				left -= shrinkMap(c, c.adj, drop, left, true)
+				left -= shrinkMap(c, c.stateOf, drop, left, true)
+				left -= shrinkMap(c, c.entries, drop, left, false) // by uid: nothing of it in uids
 			} else {
-				left -= shrinkMap(c, c.mems, drop, left)
-				left -= shrinkMap(c, c.ctxs, drop, left)
-				left -= shrinkMap(c, c.eps, drop, left)
+				left -= shrinkMap(c, c.mems, drop, left, true)
+				left -= shrinkMap(c, c.ctxs, drop, left, true)
+				left -= shrinkMap(c, c.eps, drop, left, true)
 			}
 			if left == resizeBatch {
 				c.makeRoom(walk, 0) // nothing dropped by shares: one at a time
@@ -693,8 +685,9 @@ func (c *readCache) resize(budget, walks int) {
 }
 
 // shrinkMap drops the share drop of m's entries, at most most of them, in one range; it returns
-// how many it dropped. Under c.mu.
-func shrinkMap[T sized](c *readCache, m map[string]T, drop float64, most int) int {
+// how many it dropped. With forget, m is keyed by memory id and a node left with nothing cached
+// is forgotten (forgetIfBare). Under c.mu.
+func shrinkMap[T sized](c *readCache, m map[string]T, drop float64, most int, forget bool) int {
 	n := min(most, int(math.Ceil(drop*float64(len(m)))))
 	done := 0
 	for id, v := range m {
@@ -702,7 +695,9 @@ func shrinkMap[T sized](c *readCache, m map[string]T, drop float64, most int) in
 			break
 		}
 		dropEntry(c, m, id)
-		c.forgetIfBare(id, v.nodeUID())
+		if forget {
+			c.forgetIfBare(id, v.nodeUID())
+		}
 		done++
 	}
 	return done
@@ -974,21 +969,22 @@ type CacheStats struct {
 	RecordBudget, WalkBudget int
 }
 
-// Bytes returns the bytes of the part named "memories" or "walks".
-func (s CacheStats) Bytes(part string) int {
+// of returns the bytes, entries and budget of the part named "memories" or "walks".
+func (s CacheStats) of(part string) (bytes, entries, budget int) {
 	if part == "walks" {
-		return s.WalkBytes
+		return s.WalkBytes, s.WalkEntries, s.WalkBudget
 	}
-	return s.RecordBytes
+	return s.RecordBytes, s.RecordEntries, s.RecordBudget
 }
 
+// Bytes returns the bytes of the part named "memories" or "walks".
+func (s CacheStats) Bytes(part string) int { b, _, _ := s.of(part); return b }
+
 // Entries returns the entries of the part named "memories" or "walks".
-func (s CacheStats) Entries(part string) int {
-	if part == "walks" {
-		return s.WalkEntries
-	}
-	return s.RecordEntries
-}
+func (s CacheStats) Entries(part string) int { _, n, _ := s.of(part); return n }
+
+// Budget returns the budget of the part named "memories" or "walks".
+func (s CacheStats) Budget(part string) int { _, _, b := s.of(part); return b }
 
 // CacheStats reports the read cache's size (zero when there is none).
 func (s *Store) CacheStats() CacheStats {
@@ -1001,14 +997,6 @@ func (s *Store) CacheStats() CacheStats {
 	return CacheStats{RecordBytes: c.used, WalkBytes: c.walkUsed,
 		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf),
 		RecordBudget: c.budget, WalkBudget: c.walkBudget}
-}
-
-// Budget returns the budget of the part named "memories" or "walks".
-func (s CacheStats) Budget(part string) int {
-	if part == "walks" {
-		return s.WalkBudget
-	}
-	return s.RecordBudget
 }
 
 // ResizeReadCache sets the budgets of the read cache's two parts (graph.WithReadCacheParts)

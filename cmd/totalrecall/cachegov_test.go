@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -116,24 +117,25 @@ func TestCacheGovernorResizesTheStore(t *testing.T) {
 	for i := range ballast {
 		ballast[i] = 1
 	}
-	heapEventually(t, func() bool { runtime.GC(); return st.CacheStats().RecordBudget < 32<<20 }, "the cache to shrink under a heap over its target")
+	eventuallyWithin(t, 30*time.Second, func() string {
+		runtime.GC()
+		if b := st.CacheStats().RecordBudget; b >= 32<<20 {
+			return fmt.Sprintf("the records' budget is still %d under a heap over its target", b)
+		}
+		return ""
+	})
 	if b := st.CacheStats().RecordBudget; b < int(CacheFloor*float64(32<<20)) {
 		t.Fatalf("the records' budget went to %d, under the floor", b)
 	}
 	runtime.KeepAlive(ballast)
 	ballast = nil
-	heapEventually(t, func() bool { runtime.GC(); return st.CacheStats().RecordBudget == 32<<20 }, "the cache to grow back")
+	eventuallyWithin(t, 30*time.Second, func() string {
+		runtime.GC()
+		if b := st.CacheStats().RecordBudget; b != 32<<20 {
+			return fmt.Sprintf("the records' budget is %d, not grown back to 32 MiB", b)
+		}
+		return ""
+	})
 	cancel()
 	<-done
-}
-
-func heapEventually(t *testing.T, ok func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30 s for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

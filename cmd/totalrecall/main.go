@@ -396,7 +396,8 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		return err
 	}
 	// Logged once the data is ours: a refused start prints its refusal alone.
-	sf.budget().log(logger)
+	b := sf.budget()
+	b.log(logger)
 	if !sf.noWarm {
 		imports := make(chan int, 64)
 		cx.SetImportHook(func(n int) {
@@ -407,7 +408,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 		})
 		go rewarm(ctx, st, logger, imports, rewarmPolicy{})
 	}
-	if b := sf.budget(); b.ReadCache > 0 {
+	if b.ReadCache > 0 {
 		go newCacheGovernor(b.ReadCache, b.ReadWalks).run(ctx, st, logger)
 	}
 	waitDigest := startDigestSchedule(ctx, cx, sf.digest, logger)
