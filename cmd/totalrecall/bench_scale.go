@@ -46,8 +46,14 @@ type scaleFigures struct {
 	Stores                float64 // storeMemory over HTTP, one client, /s
 	// StoresSettled is how long the server worked on after the stores (the Synapse, the index)
 	// before it idled: the searches are timed after it.
-	StoresSettled            time.Duration
-	SearchP50, SearchP99     time.Duration
+	StoresSettled        time.Duration
+	SearchP50, SearchP99 time.Duration
+	// SearchCPU and SearchWrites are the server's CPU time and the bytes it wrote to disk per
+	// search, over every search of the phase until the server idled after them: the retrievals'
+	// writes and the compactions they set off included. SearchSettled is that idle wait.
+	SearchCPU                time.Duration
+	SearchWrites             int64
+	SearchSettled            time.Duration
 	ResonateP50, ResonateP99 time.Duration
 	RecallP50, RecallP99     time.Duration
 	SweepRate                float64 // memories/s
@@ -305,6 +311,8 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	var pool []string
 	phase("searchMemory")
+	cpu0, _ := procCPU(rss.pid)
+	io0, _ := procWrites(rss.pid)
 	for range warmup {
 		ids, err := search(v.query(rng))
 		if err != nil {
@@ -322,6 +330,11 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 		lat = append(lat, time.Since(t0))
 	}
 	f.SearchP50, f.SearchP99 = pct(lat, 50), pct(lat, 99)
+	f.SearchSettled = settle()
+	cpu1, _ := procCPU(rss.pid)
+	io1, _ := procWrites(rss.pid)
+	f.SearchCPU = (cpu1 - cpu0) / time.Duration(max(warmup+queries, 1))
+	f.SearchWrites = (io1 - io0) / int64(max(warmup+queries, 1))
 	lat = lat[:0]
 	phase("resonate")
 	for range resonates {
@@ -647,6 +660,7 @@ func printScale(w io.Writer, all []*scaleFigures) {
 		fmt.Fprintln(w)
 	}
 	dur := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", ms(d)) }
+	kib := func(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10)) }
 	row("RssAnon peak (load, measure, restart)", func(f *scaleFigures) string {
 		return mib(max(f.PeakLoad.Anon, f.PeakMeasure.Anon, f.PeakRestart.Anon))
 	}, func(f *scaleFigures) string { return mib(f.Raw.Peak.Anon) + " raw engine + index" })
@@ -686,6 +700,12 @@ func printScale(w io.Writer, all []*scaleFigures) {
 		func(f *scaleFigures) string { return dur(f.Raw.PrevP50) + " the previous method's, same queries" })
 	row("  the ranking in process, p99", func(f *scaleFigures) string { return dur(f.Raw.RankP99) },
 		func(f *scaleFigures) string { return dur(f.Raw.PrevP99) + " the previous method's, same queries" })
+	row("  server CPU per search, until idle", func(f *scaleFigures) string { return dur(f.SearchCPU) },
+		func(f *scaleFigures) string { return fmt.Sprintf("idle %.0f s after", f.SearchSettled.Seconds()) })
+	row("  bytes written per search, until idle", func(f *scaleFigures) string { return kib(f.SearchWrites) },
+		func(f *scaleFigures) string {
+			return kib(f.DiskGraph/int64(max(f.Size, 1))) + " of graph on disk per memory"
+		})
 	row("resonate over HTTP, one per pace, p99", func(f *scaleFigures) string { return dur(f.ResonateP99) },
 		func(f *scaleFigures) string { return dur(f.Raw.IndexP99) + " index query alone" })
 	row("total recall d3, advisory → websocket, p50", func(f *scaleFigures) string { return dur(f.RecallP50) },

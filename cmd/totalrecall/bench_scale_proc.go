@@ -64,6 +64,21 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * 10 * time.Millisecond, nil // USER_HZ is 100 on Linux
 }
 
+// procWrites is how many bytes a process has caused to be written to storage (/proc/PID/io
+// write_bytes: its files' pages as the kernel writes them back, compactions included).
+func procWrites(pid int) (int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, errors.New("no write_bytes in /proc io")
+}
+
 // rssSampler samples a process's memory every 100 ms and keeps the peak since it was last reset.
 type rssSampler struct {
 	pid  int

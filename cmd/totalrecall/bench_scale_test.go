@@ -51,6 +51,7 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 		"import (storeMemories in bulk), turns/s", "storeMemory over HTTP, 1 client", "searchMemory over HTTP p50",
 		"searchMemory over HTTP p99", "resonate over HTTP, one per pace, p99", "total recall d3, advisory → websocket, p99",
 		"decay sweep, memories/s", "digest propose pass, artifacts/s",
+		"  server CPU per search, until idle", "  bytes written per search, until idle",
 	} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + ` {2,}\S`).MatchString(last) {
 			t.Errorf("no row %q in the last table:\n%s", label, last)
@@ -61,6 +62,10 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^  the ranking in process, ` + p + ` +\d+\.\d\d ms +\d+\.\d\d ms the previous method's, same queries$`).MatchString(last) {
 			t.Errorf("no timed rankings at %s in the last table:\n%s", p, last)
 		}
+	}
+	// A search records its retrievals: the server writes for it.
+	if got := regexp.MustCompile(`(?m)^  bytes written per search, until idle +(\d+\.\d) KiB +\d+\.\d KiB of graph on disk per memory$`).FindStringSubmatch(last); got == nil || got[1] == "0.0" {
+		t.Errorf("no bytes written per search:\n%s", last)
 	}
 	// The sweep's and the digest's own peaks, each sampled while the server runs (never zero).
 	if got := regexp.MustCompile(`(?m)^  in the decay sweep / the digest pass, MiB +([1-9]\d*)/([1-9]\d*)\s*$`).FindStringSubmatch(last); got == nil {
