@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain/cortex"
@@ -63,6 +64,25 @@ func adminHandler(cx *cortex.Cortex, ready func() bool, m *edge.Metrics) http.Ha
 	mux.Handle("/livez", livez())
 	mux.Handle("/readyz", readyz(cx, ready))
 	return mux
+}
+
+// registerDiskMetrics adds the bytes the data folders take on disk: the embedded store's graph
+// (not a cluster's) and the search index. Searches write too — each records its retrievals in
+// the event log (docs/scaling.md, "What searches write") — so a server's disk grows with its
+// use as well as with its memories.
+func registerDiskMetrics(m *edge.Metrics, sf *storeFlags) {
+	uri, idxDir, err := sf.paths()
+	if err != nil {
+		return
+	}
+	dirs := map[string]string{"index": idxDir}
+	if g, ok := strings.CutPrefix(uri, "file://"); ok {
+		dirs["graph"] = g
+	}
+	for part, dir := range dirs {
+		m.Gauge("totalrecall_disk_bytes", "Bytes the data on disk takes, by part (graph: the embedded store; index: the search index).",
+			map[string]string{"part": part}, func() float64 { return float64(diskUsage(dir)) })
+	}
 }
 
 // registerMetrics adds the store's, the index's and the Cortex's gauges and counters.

@@ -268,6 +268,15 @@ func TestLimitsEndToEnd(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
+		// The data folders' bytes on disk, the graph's and the index's: both hold data by now.
+		for _, part := range []string{"graph", "index"} {
+			m := regexp.MustCompile(`(?m)^totalrecall_disk_bytes\{part="` + part + `"\} (\S+)$`).FindStringSubmatch(metrics)
+			if m == nil {
+				t.Errorf("/metrics lacks totalrecall_disk_bytes of %s", part)
+			} else if v, err := strconv.ParseFloat(m[1], 64); err != nil || v <= 0 {
+				t.Errorf("totalrecall_disk_bytes of %s = %s", part, m[1])
+			}
+		}
 		if status, body := get(adminAddr, "/debug/pprof/"); status != 200 || !strings.Contains(body, "goroutine") {
 			t.Fatalf("/debug/pprof/: %d", status)
 		}

@@ -421,6 +421,7 @@ func serveOn(ctx context.Context, sf storeFlags, addr string, stdout io.Writer, 
 	var admin *http.Server
 	if metrics != nil {
 		registerMetrics(metrics, st, idx, cx, gate)
+		registerDiskMetrics(metrics, &sf)
 		aln, err := net.Listen("tcp", xf.adminAddr)
 		if err != nil {
 			srv.Close()
