@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/pprof"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain/cortex"
@@ -83,6 +86,25 @@ func registerDiskMetrics(m *edge.Metrics, sf *storeFlags) {
 		m.Gauge("totalrecall_disk_bytes", "Bytes the data on disk takes, by part (graph: the embedded store; index: the search index).",
 			map[string]string{"part": part}, func() float64 { return float64(diskUsage(dir)) })
 	}
+}
+
+// diskUsage is the bytes the files under dir take on disk (Badger's value log is a sparse file of
+// a gigabyte: its length says little).
+func diskUsage(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				if st, ok := info.Sys().(*syscall.Stat_t); ok {
+					n += st.Blocks * 512
+				} else {
+					n += info.Size()
+				}
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // registerMetrics adds the store's, the index's and the Cortex's gauges and counters.

@@ -333,8 +333,9 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	f.SearchSettled = settle()
 	cpu1, _ := procCPU(rss.pid)
 	io1, _ := procWrites(rss.pid)
-	f.SearchCPU = (cpu1 - cpu0) / time.Duration(max(warmup+queries, 1))
-	f.SearchWrites = (io1 - io0) / int64(max(warmup+queries, 1))
+	searches := max(warmup+queries, 1)
+	f.SearchCPU = (cpu1 - cpu0) / time.Duration(searches)
+	f.SearchWrites = (io1 - io0) / int64(searches)
 	lat = lat[:0]
 	phase("resonate")
 	for range resonates {

@@ -5,12 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,25 +291,6 @@ func warmTook(logPath string) string {
 		}
 	}
 	return ""
-}
-
-// diskUsage is the bytes the files under dir take on disk (Badger's value log is a sparse file of
-// a gigabyte: its length says little).
-func diskUsage(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok {
-					n += st.Blocks * 512
-				} else {
-					n += info.Size()
-				}
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 func slicesWithout(env []string, prefixes ...string) []string {
