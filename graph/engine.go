@@ -250,3 +250,14 @@ type engineUpkeep struct {
 	discardStop chan struct{}
 	discardDone chan struct{}
 }
+
+// dropEmptied deletes keys whose lists the last commit emptied (posting.DeleteEmptiedAt), one past
+// the newest commit: the next write's start timestamp, where nothing is written.
+func (e *embeddedBackend) dropEmptied(keys [][]byte) error {
+	e.life.RLock()
+	defer e.life.RUnlock()
+	if e.closed {
+		return modusgraph.ErrClosedEngine
+	}
+	return posting.DeleteEmptiedAt(keys, e.readTs.Load()+1)
+}

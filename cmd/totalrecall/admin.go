@@ -118,6 +118,8 @@ func registerMetrics(m *edge.Metrics, st *graph.Store, idx *search.Index, cx *co
 		func() float64 { return float64(st.Commits()) })
 	m.Counter("totalrecall_store_aborts_total", "Commits that conflicted with concurrent writes and were retried (cluster).", nil,
 		func() float64 { return float64(st.Aborts()) })
+	m.Counter("totalrecall_read_events_pruned_total", "Read events (searches, loads, retrievals, scores) this process pruned from the log after --keep-read-events.", nil,
+		func() float64 { return float64(cx.PrunedReadEvents()) })
 	m.Gauge("totalrecall_event_log_head", "Seq of the newest event of the log.", nil,
 		func() float64 { return float64(health().Head) })
 	m.Gauge("totalrecall_index_lag_events", "Events of the log the search index has not applied yet.", nil, func() float64 {

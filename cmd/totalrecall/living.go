@@ -19,3 +19,10 @@ func registerLivingFlags(fs *flag.FlagSet, lc *cortex.LivingConfig) {
 	fs.IntVar(&sc.RecallBurst, "recall-burst", subconscious.DefaultRecallBurst, "total recalls a mind may run at once")
 	fs.DurationVar(&sc.RecallRefill, "recall-refill", subconscious.DefaultRecallRefill, "one more total recall is allowed per this interval")
 }
+
+// registerRetentionFlags adds how long the event log keeps its read events (serve only).
+func registerRetentionFlags(fs *flag.FlagSet, r *cortex.Retention) {
+	fs.DurationVar(&r.Keep, "keep-read-events", 30*24*time.Hour,
+		"how long the event log keeps read events (searches, loads, resonates, the retrievals and scores they caused; 0: for good)")
+	fs.DurationVar(&r.Interval, "prune-interval", cortex.DefaultPruneInterval, "how often the event log is pruned of read events older than --keep-read-events")
+}

@@ -185,7 +185,9 @@ type storeFlags struct {
 	index string
 	// living configures the living memory (timers off unless set; see living.go).
 	living cortex.LivingConfig
-	now    func() time.Time
+	// retention is how long the log keeps read events (serve's flags; none elsewhere).
+	retention cortex.Retention
+	now       func() time.Time
 	// digest is serve's optional scheduled digest (digest.go).
 	digest digestSchedule
 	// mnemonic names the models of ingest, analysis and hybrid search (mnemonic.go).
@@ -311,7 +313,7 @@ func (f *storeFlags) open(ctx context.Context, logger *slog.Logger) (*graph.Stor
 		lex = l
 	}
 	cx, err := cortex.New(ctx, cortex.Config{Store: st, Index: idx, Logger: logger, Living: f.living, Now: f.now, Mnemonic: f.mnemonic,
-		Lexicon: lex, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap(), Shard: f.shard.spec})
+		Lexicon: lex, EventWindow: b.EventWindow, MaxSubscriptionsPerKey: f.expose.subscriptionCap(), Shard: f.shard.spec, Retention: f.retention})
 	if err != nil {
 		idx.Close()
 		st.Close()
@@ -325,6 +327,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	registerLivingFlags(fs, &sf.living)
+	registerRetentionFlags(fs, &sf.retention)
 	registerSynapseFlags(fs, &sf.living.Synapse)
 	registerStoryFlags(fs, &sf.living.Subconscious.Story)
 	registerDigestFlags(fs, &sf.digest)
@@ -341,6 +344,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := sf.shard.parse(sf.store); err != nil {
 		return fmt.Errorf("serve %w", err)
+	}
+	if sf.retention.Keep < 0 || sf.retention.Interval < 0 {
+		return fmt.Errorf("serve --keep-read-events and --prune-interval must not be negative (0 keeps read events for good)")
 	}
 	// Set once, before the store opens or a request arrives; every content check reads it.
 	if err := domain.SetMaxContentBytes(*maxContent); err != nil {

@@ -304,7 +304,7 @@ func (r *accessRecorder) searched(tc domain.TransactionContext, in SearchInput, 
 		"query": in.Query, "maxResults": in.MaxResults, "includeAssociations": in.IncludeAssociations, "results": len(res)})
 	// Recall asks the Hippocampus for the matches; the Hippocampus publishes their retrieval.
 	match := tc.Derive(domain.CtxRecall, tc.Timestamp)
-	mq := &domain.Event{Type: "MemoryMatchRequest", ScopeID: in.ScopeID, Context: match,
+	mq := &domain.Event{Type: domain.EvMemoryMatchRequest, ScopeID: in.ScopeID, Context: match,
 		Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: tc.Timestamp}}}
 	evs := []*domain.Event{q, mq}
 	acc := make([]domain.Access, 0, len(res))

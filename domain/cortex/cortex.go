@@ -47,17 +47,21 @@ type Config struct {
 	// Shard is the scopes this server serves (nil: every scope). The index holds only their
 	// documents and the living consumers act only on their events (shard.go).
 	Shard *shard.Spec
+	// Retention is how long the log keeps its read events (retention.go).
+	Retention Retention
 }
 
 // Cortex is the memory server's boundary. Safe for concurrent use.
 type Cortex struct {
-	store  domain.Store
-	index  domain.Index
-	now    domain.Clock
-	log    *eventlog.Log
-	hippo  *hippocampus.Hippocampus
-	recall *recall.Recall
-	logger *slog.Logger
+	store domain.Store
+	index domain.Index
+	now   domain.Clock
+	log   *eventlog.Log
+	// pruning counts the read events pruned (retention.go).
+	pruning pruning
+	hippo   *hippocampus.Hippocampus
+	recall  *recall.Recall
+	logger  *slog.Logger
 
 	touches  *touchRecorder
 	accesses *accessRecorder
@@ -133,6 +137,7 @@ func New(ctx context.Context, cfg Config) (*Cortex, error) {
 		c.Close()
 		return nil, err
 	}
+	c.startRetention(bg, cfg.Retention)
 	// Where the start found the derived state: after a clean shutdown, nothing behind.
 	args := []any{"head", c.log.Head(), "indexBehind", indexBehind}
 	if c.living != nil {

@@ -961,7 +961,7 @@ func (c *Cortex) Resonate(ctx context.Context, scopeID, message string, maxResul
 	q := command(domain.MsgResonateQuery, scopeID, "", tc, domain.CtxRecall, map[string]any{"messageBytes": len(message),
 		"maxResults": maxResults, "results": len(res)})
 	match := tc.Derive(domain.CtxRecall, tc.Timestamp)
-	evs := []*domain.Event{q, {Type: "MemoryMatchRequest", ScopeID: scopeID, Context: match,
+	evs := []*domain.Event{q, {Type: domain.EvMemoryMatchRequest, ScopeID: scopeID, Context: match,
 		Touches: []domain.Touch{{Context: domain.CtxHippocampus, At: tc.Timestamp}}}}
 	acc := make([]domain.Access, 0, len(res))
 	for _, rm := range res {

@@ -132,6 +132,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 	tests = append(tests, exploreTests()...)
 	tests = append(tests, synapseTests()...)
 	tests = append(tests, storyTests()...)
+	tests = append(tests, retentionTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h.Store()) })
 	}

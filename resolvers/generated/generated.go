@@ -7029,7 +7029,9 @@ type Query {
   associations(memoryId: ID!, types: [AssociationType!], minStrength: Float): [Association!]!
   """
   Every event about a memory, in log order, each with its TransactionContext — also after the
-  memory's deletion.
+  memory's deletion. Its retrievals (` + "`" + `MemoryAccessed` + "`" + `) are kept for the server's
+  ` + "`" + `--keep-read-events` + "`" + ` (30 days by default); what they did stays on the memory (` + "`" + `accessCount` + "`" + `,
+  ` + "`" + `lastAccessedAt` + "`" + `, ` + "`" + `salience` + "`" + `).
 
   Errors: INVALID_ARGUMENT.
 
@@ -7041,6 +7043,9 @@ type Query {
   """
   The causal tree of a request: every message caused by the command sent with that
   ` + "`" + `requestId` + "`" + `, and by the messages it caused, in order (` + "`" + `messages` + "`" + `) and as a tree (` + "`" + `roots` + "`" + `).
+  The messages of reads (a search, a load, a resonate, and the retrievals and scores they
+  caused) are kept for the server's ` + "`" + `--keep-read-events` + "`" + ` (30 days by default): the trace of an
+  older search is NOT_FOUND.
 
   Errors: INVALID_ARGUMENT, NOT_FOUND.
 

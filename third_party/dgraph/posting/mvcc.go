@@ -168,6 +168,23 @@ func (ir *incrRollupi) addKeyToBatch(key []byte, priority int) {
 	}
 }
 
+// DeleteEmptiedAt deletes keys whose lists a commit has emptied, at ts: one past that commit or
+// a later one, where no commit writes data (a rollup writes there too). Rolled up, such a list is
+// an empty list written for good; deleted, it is what a read finds as empty, and compactions drop
+// the key with its versions. No read of the lists is needed: the caller knows they are empty (no
+// read will find them with deltas again, so the rollups never take them).
+func DeleteEmptiedAt(keys [][]byte, ts uint64) error {
+	wb := pstore.NewManagedWriteBatch()
+	defer wb.Cancel()
+	for _, key := range keys {
+		RemoveCacheFor(key)
+		if err := wb.DeleteAt(key, ts); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}
+
 // Process will rollup batches of 64 keys in a go routine.
 func (ir *incrRollupi) Process(closer *z.Closer, getNewTs func(bool) uint64) {
 	ir.getNewTs = getNewTs
