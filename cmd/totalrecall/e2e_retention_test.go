@@ -16,11 +16,14 @@ import (
 	"github.com/totalrecall/totalrecall/domain/cortex"
 )
 
-// TestReadEventRetentionEndToEnd: serve with --keep-read-events 3s prunes a search's messages
-// (the query, the match, the retrievals and their scores) once they are older, while the memory
-// keeps what they did (its access count) and its history keeps everything else.
+// TestReadEventRetentionEndToEnd: serve with --keep-read-events 1h prunes a search's messages
+// (the query, the match, the retrievals and their scores) once they are older — the server's
+// clock is moved on two hours — while the memory keeps what they did (its access count) and its
+// history keeps everything else.
 func TestReadEventRetentionEndToEnd(t *testing.T) {
-	sf := storeFlags{store: "file://" + t.TempDir(), retention: cortex.Retention{Keep: 3 * time.Second, Interval: 100 * time.Millisecond}}
+	var clock offsetClock
+	sf := storeFlags{store: "file://" + t.TempDir(), retention: cortex.Retention{Keep: time.Hour, Interval: 100 * time.Millisecond}}
+	sf.now = clock.now
 	sf.expose = exposeFlags{adminAddr: "127.0.0.1:0"}
 	s, out, _ := startServerCapturing(t, sf)
 	running := s
@@ -85,10 +88,16 @@ func TestReadEventRetentionEndToEnd(t *testing.T) {
 		}
 		return ""
 	}
+	// Pruning runs every 100 ms; none of them is an hour old yet.
+	time.Sleep(300 * time.Millisecond)
 	if p := pruned(); p != "0" {
-		t.Fatalf("read events pruned before they are 3 s old: %q", p)
+		t.Fatalf("read events pruned before they are an hour old: %q", p)
 	}
-	// Then, older than 3 s, they go.
+	if got := trace(); !contains(got, "SearchQuery") {
+		t.Fatalf("trace of the search before it is an hour old: %v", got)
+	}
+	// Two hours later, they go.
+	clock.advance(2 * time.Hour)
 	eventuallyWithin(t, 30*time.Second, func() string {
 		if got := trace(); len(got) > 0 {
 			return fmt.Sprintf("trace of the search after --keep-read-events: %v", got)
