@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/totalrecall/totalrecall/domain"
@@ -211,6 +213,15 @@ func (s *Store) Episodes(ctx context.Context, scopeID string, f domain.EpisodeFi
 		}
 		out = append(out, e)
 	}
+	// Dgraph orders by the start alone, and episodes that start together (those a chunking
+	// opens at one time) came in an order of its own, which moved between reads on a cluster:
+	// the id settles the ties.
+	slices.SortStableFunc(out, func(a, b *domain.Episode) int {
+		if c := a.StartTime.Compare(b.StartTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return out, nil
 }
 
