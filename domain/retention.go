@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -20,14 +21,7 @@ var ReadEvents = []EventType{
 const EvMemoryMatchRequest EventType = "MemoryMatchRequest"
 
 // IsReadEvent reports whether t is among ReadEvents.
-func IsReadEvent(t EventType) bool {
-	for _, r := range ReadEvents {
-		if r == t {
-			return true
-		}
-	}
-	return false
-}
+func IsReadEvent(t EventType) bool { return slices.Contains(ReadEvents, t) }
 
 // PruneResult is what one call of EventPruner.PruneEvents did.
 type PruneResult struct {

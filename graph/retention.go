@@ -136,7 +136,7 @@ func emptiedKeys(evs []eventNode) [][]byte {
 		if err != nil {
 			continue
 		}
-		for _, p := range []string{"tr.scope", "tr.kind", "ev.seq", "ev.type", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"} {
+		for _, p := range append([]string{"tr.kind", "ev.seq", "ev.type"}, eventPredicates...) {
 			keys = append(keys, x.DataKey(attr(p), uid))
 		}
 		if toks, err := tok.BuildTokens(int64(n.Seq), intTok); err == nil {
