@@ -18,7 +18,7 @@ import (
 // A memory node keeps what queries filter and sort on as predicates of its own and the rest in
 // one JSON document (mem.doc): the engine's cost grows with the number of N-Quads per write.
 const memFields = `uid tr.id tr.scope mem.content mem.kind mem.tier mem.tags mem.occurredAt mem.salience
-mem.claimed mem.accessCount mem.lastAccessedAt mem.state mem.version mem.doc`
+mem.claimed mem.accessCount mem.lastAccessedAt mem.state mem.version mem.doc mem.score`
 
 // memPredicates lists every predicate a memory node may carry, for explicit deletion.
 var memPredicates = []string{"tr.kind", "tr.id", "tr.scope", "mem.content", "mem.kind", "mem.tier", "mem.tags",
@@ -42,6 +42,9 @@ type memNode struct {
 	State          string     `json:"mem.state"`
 	Version        int64      `json:"mem.version"`
 	Doc            string     `json:"mem.doc"`
+	// Score is the Salience context's checkpoint (packScore), kept by the read cache for
+	// scoring rows (readCache.scoreRows); a record does not hold it.
+	Score string `json:"mem.score"`
 }
 
 // memDoc is the part of a memory kept in mem.doc.
@@ -154,7 +157,7 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // An event node keeps what queries look up by as predicates and the rest in ev.body. An event
 // about further artifacts (domain.Event.About) has pages besides (see aboutPages).
-const eventFields = `uid tr.scope ev.seq ev.type ev.memory ev.requestId ev.messageId ev.body ev.touches`
+const eventFields = `uid tr.scope ev.seq ev.type ev.memory ev.requestId ev.messageId ev.body ev.touches ev.count ev.pack`
 
 type eventNode struct {
 	UID       string   `json:"uid"`
@@ -166,6 +169,10 @@ type eventNode struct {
 	MessageID string   `json:"ev.messageId"`
 	Body      string   `json:"ev.body"`
 	Touches   []string `json:"ev.touches"`
+	// Count and Pack are a pack's: the number of events it holds, from Seq on, and their
+	// items (see eventPackJSON). An erased pack keeps its Count.
+	Count int    `json:"ev.count"`
+	Pack  string `json:"ev.pack"`
 }
 
 type eventBody struct {

@@ -60,9 +60,9 @@ func (s *Store) events(ctx context.Context, q string, vars map[string]string) ([
 	if err := s.read(ctx, q, vars, &r); err != nil {
 		return nil, err
 	}
-	out := make([]*domain.Event, len(r.Q))
+	out := make([]*domain.Event, 0, len(r.Q))
 	for i := range r.Q {
-		out[i] = r.Q[i].event()
+		out = append(out, r.Q[i].events()...)
 	}
 	return out, nil
 }
@@ -82,11 +82,29 @@ func (s *Store) EventsSince(ctx context.Context, seq uint64, limit int) ([]*doma
 	var out []*domain.Event
 	for lo := seq + 1; lo <= head && len(out) < limit; {
 		hi := min(head, lo+uint64(limit-len(out))-1)
-		evs, err := s.events(ctx, fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s } }`, lo, hi, eventFields), nil)
-		if err != nil {
+		q := fmt.Sprintf(`q(func: between(ev.seq, %d, %d)) { %s }`, lo, hi, eventFields)
+		if lo > 1 {
+			// A pack that begins before lo may hold events from lo on.
+			q += fmt.Sprintf(` p(func: between(ev.seq, %d, %d)) @filter(has(ev.count)) { %s }`,
+				max(1, int64(lo)-maxPack+1), lo-1, eventFields)
+		}
+		var r struct {
+			Q []eventNode `json:"q"`
+			P []eventNode `json:"p"`
+		}
+		if err := s.read(ctx, `{ `+q+` }`, nil, &r); err != nil {
 			return nil, err
 		}
-		out = append(out, evs...)
+		for _, n := range append(r.P, r.Q...) {
+			if n.last() < lo {
+				continue
+			}
+			for _, e := range n.events() {
+				if e.Seq >= lo && e.Seq <= hi {
+					out = append(out, e)
+				}
+			}
+		}
 		lo = hi + 1
 	}
 	sortBySeq(out)
@@ -125,8 +143,9 @@ func (s *Store) counter(ctx context.Context) (uint64, string, error) {
 }
 
 // MemoryEvents returns the events about one memory or other artifact, in Seq order: those with
-// its id in ev.memory, and those whose pages name it in ev.about (see aboutPages), each of these
-// returned with that MemoryID and the payload its page holds for the artifact.
+// its id in ev.memory, those of packs naming it in ev.memories, and those whose pages name it in
+// ev.about (see aboutPages), each of these returned with that MemoryID and the payload its page
+// holds for the artifact.
 func (s *Store) MemoryEvents(ctx context.Context, memoryID string) ([]*domain.Event, error) {
 	return s.allEvents(ctx, "ev.memory", memoryID, true)
 }
@@ -145,6 +164,9 @@ func (s *Store) allEvents(ctx context.Context, pred, value string, about bool) (
 		Q []struct {
 			UID string `json:"uid"`
 		} `json:"q"`
+		P []struct {
+			UID string `json:"uid"`
+		} `json:"p"`
 		A []struct {
 			Doc string     `json:"ev.aboutDoc"`
 			Of  uidRefJSON `json:"ev.of"`
@@ -152,14 +174,14 @@ func (s *Store) allEvents(ctx context.Context, pred, value string, about bool) (
 	}
 	q := fmt.Sprintf(`q(func: eq(%s, $v)) { uid }`, pred)
 	if about {
-		q += ` a(func: eq(ev.about, $v)) { ev.aboutDoc ev.of { uid } }`
+		q += ` p(func: eq(ev.memories, $v)) { uid } a(func: eq(ev.about, $v)) { ev.aboutDoc ev.of { uid } }`
 	}
 	if err := s.read(ctx, `query q($v: string) { `+q+` }`, map[string]string{"$v": value}, &ids); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]bool, len(ids.Q)+len(ids.A))
 	var uids, aboutUIDs []string
-	for _, n := range ids.Q {
+	for _, n := range append(ids.Q, ids.P...) {
 		if !seen[n.UID] {
 			seen[n.UID] = true
 			uids = append(uids, n.UID)
@@ -174,7 +196,14 @@ func (s *Store) allEvents(ctx context.Context, pred, value string, about bool) (
 		}
 	}
 	out := make([]*domain.Event, 0, len(uids)+len(aboutUIDs))
-	if err := s.eventsByUID(ctx, uids, func(n *eventNode) { out = append(out, n.event()) }); err != nil {
+	if err := s.eventsByUID(ctx, uids, func(n *eventNode) {
+		for _, e := range n.events() {
+			// A pack holds other memories' events too, and a memory's history is its own.
+			if !about || e.MemoryID == value {
+				out = append(out, e)
+			}
+		}
+	}); err != nil {
 		return nil, err
 	}
 	// An event about several artifacts: as the event about this one, with its payload.

@@ -640,6 +640,9 @@ func (s *Store) appendImportedOnce(ctx context.Context, objs []map[string]any, l
 		seq := uint64(int64(lines[i].seq) + offset)
 		obj["ev.seq"] = seq
 		last = seq
+		if c, err := numberOf(obj["ev.count"]); err == nil && c > 1 {
+			last = seq + c - 1 // a pack's last event (see pack.go)
+		}
 		out = append(out, obj)
 	}
 	counter := map[string]any{"uid": counterUID, "counter.value": last}

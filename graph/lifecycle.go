@@ -478,8 +478,9 @@ func (s *Store) DeleteScope(ctx context.Context, req domain.Request, scopeID str
 }
 
 // eventPredicates are the predicates of an event node (see eventJSON) that erasing it deletes:
-// an erased event keeps ev.seq and ev.type (set to Erased), and tr.kind where it has one.
-var eventPredicates = []string{"tr.scope", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"}
+// an erased event keeps ev.seq and ev.type (set to Erased), and tr.kind where it has one; an
+// erased pack (see pack.go) its ev.count too, so each of its Seqs reads as an Erased event.
+var eventPredicates = []string{"tr.scope", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches", "ev.pack", "ev.memories"}
 
 // deleteScopeChunk removes up to scopeChunk nodes carrying the scope (and up to scopeChunk
 // records of requests over several scopes, this one among them). Events (the nodes with a Seq) are
@@ -493,7 +494,7 @@ func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDele
 	var b strings.Builder
 	fmt.Fprintf(&b, `query q($s: string) { c as var(func: eq(tr.scope, $s), first: %d)
 	rq as var(func: eq(req.scopes, $s), first: %d)
-	nodes(func: uid(c, rq)) { uid tr.kind kernel.family life.family ev.seq }
+	nodes(func: uid(c, rq)) { uid tr.kind kernel.family life.family ev.seq ev.count }
 	ne as var(func: uid(c, rq)) @filter(NOT has(ev.seq))
 	`, scopeChunk, scopeChunk)
 	for i, p := range preds {
@@ -506,6 +507,7 @@ func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDele
 		KFamily string `json:"kernel.family"`
 		TFamily string `json:"life.family"`
 		Seq     *int64 `json:"ev.seq"`
+		Count   int    `json:"ev.count"`
 	}
 	if err := t.query(b.String(), map[string]string{"$s": scopeID}, &r); err != nil {
 		return nil, err
@@ -513,7 +515,7 @@ func (t *tx) deleteScopeChunk(scopeID string, preds []string) (*domain.ScopeDele
 	out := &domain.ScopeDeletion{ScopeID: scopeID, Artifacts: map[string]int{}}
 	for _, n := range r["nodes"] {
 		if n.Seq != nil || n.Kind == kindEvent {
-			out.Events++
+			out.Events += max(1, n.Count)
 			del := map[string]any{"uid": n.UID}
 			for _, p := range eventPredicates {
 				del[p] = nil

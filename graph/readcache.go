@@ -74,9 +74,10 @@ const maxCachedFacets = 50000
 // cachedMemory is a memory as the cache holds it: the record alone, which a patch replaces
 // (never changes: readers may hold it).
 type cachedMemory struct {
-	uid  string
-	m    *domain.Memory
-	size int
+	uid   string
+	m     *domain.Memory
+	score string // mem.score: the scoring checkpoint (scoreRows)
+	size  int
 }
 
 // cachedMembers are the member ids of an episode (domain.EpisodeMemberReader), in no order.
@@ -205,7 +206,7 @@ func newCachedMemory(n *memNode) (*cachedMemory, error) {
 	m := n.build(d)
 	shareDoc(m)
 	compactMemory(m)
-	return &cachedMemory{uid: n.UID, m: m, size: memoryBytes(m, len(n.Doc))}, nil
+	return &cachedMemory{uid: n.UID, m: m, score: n.Score, size: memoryBytes(m, len(n.Doc)) + len(n.Score)}, nil
 }
 
 // memoryBytes is about what a cached memory takes of the heap: its record and strings, the
@@ -884,8 +885,11 @@ func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
 	}
 	m := *cm.m
 	doc := 0
+	score := cm.score
 	for k := range patch {
 		switch k {
+		case "mem.score":
+			score = n.Score
 		case "tr.kind":
 			if n.NodeKind != kindMemory {
 				return false
@@ -931,13 +935,44 @@ func (c *readCache) patchLocked(cm *cachedMemory, patch map[string]any) bool {
 		m.Metadata = map[string]any{}
 	}
 	compactMemory(&m)
-	size := memoryBytes(&m, doc)
+	size := memoryBytes(&m, doc) + len(score)
 	if doc == 0 {
 		size = max(size, cm.size) // its metadata's size is not known again
 	}
 	c.used += size - cm.size
-	cm.m, cm.size = &m, size
+	cm.m, cm.score, cm.size = &m, score, size
 	return true
+}
+
+// scoreRows gives the scoring rows (Store.ScoreRows) of the memories among ids whose record
+// and associations it holds, as a read of their nodes gives them, and the ids it cannot give.
+func (c *readCache) scoreRows(ids []string) ([]*domain.ScoreRow, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var rows []*domain.ScoreRow
+	var miss []string
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		cm, ca := c.mems[id], c.adj[id]
+		if cm == nil || ca == nil {
+			miss = append(miss, id)
+			continue
+		}
+		m := cm.m
+		r := &domain.ScoreRow{Ref: cm.uid, Full: true, ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State,
+			Claimed: m.Claimed, AccessCount: m.AccessCount, LastAccessedAt: utcPtr(m.LastAccessedAt), Salience: m.Salience,
+			Version: m.Version, Importance: m.Importance, CreatedAt: m.CreatedAt, ClaimedAt: utcPtr(m.ClaimedAt)}
+		unpackScore(cm.score, r)
+		for _, e := range ca.edges {
+			r.Connectivity += e.Strength
+		}
+		rows = append(rows, r)
+	}
+	return rows, miss
 }
 
 // clear drops everything and refuses the fills of reads begun before it.

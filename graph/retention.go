@@ -2,8 +2,8 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +23,9 @@ const pruneCounterID = "counter:events-pruned"
 // page at a time from its watermark (see domain.EventPruner). A pruned event is deleted whole —
 // its Seq too, so the log has a hole there, as EventsSince allows — and the watermark moves in
 // the same write. The events' times are those of their bodies; the scan stops at the first read
-// event at or after before, which is where the next call starts.
+// event at or after before, which is where the next call starts. A pack (see pack.go) goes whole
+// or not at all: its watermark moves past its last event, and it stays while any of its events
+// is young or beyond upTo.
 func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, page int) (domain.PruneResult, error) {
 	if page <= 0 {
 		page = 1000
@@ -63,23 +65,22 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, 
 		sort.Slice(r.Q, func(i, j int) bool { return r.Q[i].Seq < r.Q[j].Seq })
 		next := hi
 		for _, n := range r.Q {
-			if !domain.IsReadEvent(domain.EventType(n.Type)) {
+			if !domain.IsReadEvent(domain.EventType(n.Type)) && n.Pack == "" {
 				continue
 			}
-			var b struct {
-				Timestamp time.Time `json:"timestamp"`
-			}
-			_ = json.Unmarshal([]byte(n.Body), &b)
-			if !b.Timestamp.Before(before) {
+			evs := n.events()
+			// A pack goes whole, once its last event is within the bound and old.
+			if n.last() > upTo || !olderThan(evs, before) {
 				next = n.Seq - 1
 				break
 			}
-			res.Deleted++
+			res.Deleted += len(evs)
+			next = max(next, n.last())
 			// Each value is named: a delete of a whole predicate reads it first (and would make
 			// the read cache drop everything for tr.scope and tr.kind).
 			del := map[string]any{"uid": n.UID, "ev.seq": n.Seq, "ev.type": n.Type}
 			for p, v := range map[string]string{"tr.scope": n.Scope, "tr.kind": n.Kind, "ev.memory": n.Memory,
-				"ev.requestId": n.RequestID, "ev.messageId": n.MessageID, "ev.body": n.Body} {
+				"ev.requestId": n.RequestID, "ev.messageId": n.MessageID, "ev.body": n.Body, "ev.pack": n.Pack} {
 				if v != "" {
 					del[p] = v
 				}
@@ -87,15 +88,29 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, 
 			if len(n.Touches) > 0 {
 				del["ev.touches"] = n.Touches
 			}
+			if n.Count > 0 {
+				del["ev.count"] = n.Count
+			}
+			if n.Pack != "" {
+				var mems []string
+				for _, e := range evs {
+					if e.MemoryID != "" && !slices.Contains(mems, e.MemoryID) {
+						mems = append(mems, e.MemoryID)
+					}
+				}
+				if len(mems) > 0 {
+					del["ev.memories"] = mems
+				}
+			}
 			pruned = append(pruned, n.eventNode)
 			t.del(del)
 		}
 		for _, n := range r.Q {
 			if n.Seq <= next {
-				res.Scanned++
+				res.Scanned += max(1, n.Count)
 			}
 		}
-		res.More = next == hi && hi < upTo
+		res.More = next >= hi && next < upTo
 		if next == res.Watermark {
 			return res, nil
 		}
@@ -123,6 +138,16 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, 
 	return res, nil
 }
 
+// olderThan says whether every event of evs is from before before (the time of its body).
+func olderThan(evs []*domain.Event, before time.Time) bool {
+	for _, e := range evs {
+		if !e.Context.Timestamp.Before(before) {
+			return false
+		}
+	}
+	return true
+}
+
 // emptiedKeys are the engine's keys a prune of evs leaves empty: each event's values, and the
 // index entries only it had (its Seq and message id). A request's index entry, the memory's and
 // the scope's hold other events too; reads roll them up as they gather deltas.
@@ -136,7 +161,7 @@ func emptiedKeys(evs []eventNode) [][]byte {
 		if err != nil {
 			continue
 		}
-		for _, p := range append([]string{"tr.kind", "ev.seq", "ev.type"}, eventPredicates...) {
+		for _, p := range append([]string{"tr.kind", "ev.seq", "ev.type", "ev.count"}, eventPredicates...) {
 			keys = append(keys, x.DataKey(attr(p), uid))
 		}
 		if toks, err := tok.BuildTokens(int64(n.Seq), intTok); err == nil {

@@ -13,20 +13,34 @@ import (
 // BenchmarkPruneReadEvents is what pruning a search's messages from the log costs (a
 // SearchQuery, its MemoryMatchRequest, and a MemoryAccessed and a SalienceScored for each of ten
 // memories: 22 events, as a search writes them), beside "write", the same events appended as the
-// search recorder appends them, one write a search. Both report the process CPU per event.
+// search recorder appends them, one write a search (a pack: see pack.go), and "write, a node
+// each", the same events each in a node of its own (each of another request, so none packs).
+// Each reports the process CPU per event.
 func BenchmarkPruneReadEvents(b *testing.B) {
-	b.Run("write", func(b *testing.B) {
-		ctx := context.Background()
-		s, scope := openScopeStore(b)
-		mems := pruneBenchMemories(b, s, scope.ID)
-		b.ResetTimer()
-		defer reportCPUPerEvent(b, cpuTime())
-		for i := 0; i < b.N; i++ {
-			if err := s.AppendEvents(ctx, searchEvents(scope.ID, mems, time.Now())); err != nil {
-				b.Fatal(err)
-			}
+	for _, each := range []bool{false, true} {
+		name := "write"
+		if each {
+			name = "write, a node each"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			s, scope := openScopeStore(b)
+			mems := pruneBenchMemories(b, s, scope.ID)
+			b.ResetTimer()
+			defer reportCPUPerEvent(b, cpuTime())
+			for i := 0; i < b.N; i++ {
+				evs := searchEvents(scope.ID, mems, time.Now())
+				if each {
+					for _, e := range evs {
+						e.Context.RequestID = domain.NewID()
+					}
+				}
+				if err := s.AppendEvents(ctx, evs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("prune", func(b *testing.B) {
 		ctx := context.Background()
 		s, scope := openScopeStore(b)

@@ -19,6 +19,8 @@ import (
 
 // TestPruneLeavesNothing: a pruned event's node keeps no value — not its body, its ids, its
 // touches nor its place in the scope — so the store holds nothing of it once compactions pass.
+// Both shapes: searches' messages, a pack each (see pack.go), and a read event of its own node
+// with touches recorded after its write.
 func TestPruneLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	s, scope := openScopeStore(t)
@@ -29,39 +31,47 @@ func TestPruneLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	lone := benchContext(old)
+	if err := s.AppendEvents(ctx, []*domain.Event{{Type: domain.MsgLoadQuery, ScopeID: scope.ID, MemoryID: mems[0], Context: lone}}); err != nil {
+		t.Fatal(err)
+	}
 	var r struct {
-		Q []struct {
-			UID       string `json:"uid"`
-			Type      string `json:"ev.type"`
-			MessageID string `json:"ev.messageId"`
-		} `json:"q"`
+		Q []eventNode `json:"q"`
 	}
-	if err := s.read(ctx, `{ q(func: has(ev.seq)) { uid ev.type ev.messageId } }`, nil, &r); err != nil {
+	if err := s.read(ctx, `{ q(func: has(ev.seq)) { uid ev.seq ev.type ev.messageId ev.count } }`, nil, &r); err != nil {
 		t.Fatal(err)
 	}
-	var read []string
-	touches := map[string][]domain.Touch{}
+	var packs, single []string
+	var nodes []eventNode
+	events := 0
 	for _, n := range r.Q {
-		if domain.IsReadEvent(domain.EventType(n.Type)) {
-			read = append(read, n.UID)
-			// Touches recorded after the write, as consumers record them.
-			touches[n.MessageID] = []domain.Touch{{Context: domain.CtxSalience, At: time.Now().UTC()}}
+		switch {
+		case n.Type == packType:
+			packs = append(packs, n.UID)
+		case domain.IsReadEvent(domain.EventType(n.Type)):
+			single = append(single, n.UID)
+		default:
+			continue
 		}
+		events += max(1, n.Count)
+		nodes = append(nodes, n)
 	}
-	if len(read) != 66 {
-		t.Fatalf("%d read events written, want 66", len(read))
+	if len(packs) != 3 || len(single) != 1 || events != 67 {
+		t.Fatalf("%d packs and %d read events of their own, %d events; want 3 searches' packs, the LoadQuery, 67", len(packs), len(single), events)
 	}
-	if err := s.RecordTouches(ctx, touches); err != nil {
+	// Touches recorded after the write, as consumers record them: the lone event takes them, a
+	// pack's messages are not looked up by id.
+	if err := s.RecordTouches(ctx, map[string][]domain.Touch{lone.MessageID: {{Context: domain.CtxSalience, At: time.Now().UTC()}}}); err != nil {
 		t.Fatal(err)
 	}
-	holding := func(p string) int {
+	holding := func(uids []string, p string) int {
 		t.Helper()
 		var c struct {
 			Q []struct {
 				N int `json:"count"`
 			} `json:"q"`
 		}
-		if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) @filter(has(<%s>)) { count(uid) } }`, strings.Join(read, ","), p), nil, &c); err != nil {
+		if err := s.read(ctx, fmt.Sprintf(`{ q(func: uid(%s)) @filter(has(<%s>)) { count(uid) } }`, strings.Join(uids, ","), p), nil, &c); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.Q) == 0 {
@@ -69,14 +79,18 @@ func TestPruneLeavesNothing(t *testing.T) {
 		}
 		return c.Q[0].N
 	}
-	preds := []string{"tr.scope", "ev.seq", "ev.type", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"}
-	for _, p := range preds {
-		want := 66
-		if p == "ev.memory" {
-			want = 30 // the MemoryAccessed
-		}
-		if n := holding(p); n != want {
-			t.Fatalf("before pruning, %d of the read events hold %s, want %d", n, p, want)
+	shapes := []struct {
+		uids  []string
+		preds []string
+	}{
+		{packs, []string{"tr.scope", "ev.seq", "ev.type", "ev.requestId", "ev.count", "ev.pack", "ev.memories"}},
+		{single, []string{"tr.scope", "ev.seq", "ev.type", "ev.memory", "ev.requestId", "ev.messageId", "ev.body", "ev.touches"}},
+	}
+	for _, sh := range shapes {
+		for _, p := range sh.preds {
+			if n := holding(sh.uids, p); n != len(sh.uids) {
+				t.Fatalf("before pruning, %d of %v hold %s, want all", n, sh.uids, p)
+			}
 		}
 	}
 	head, err := s.LastSeq(ctx)
@@ -84,20 +98,18 @@ func TestPruneLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleted, _ := pruneAll(t, s, time.Now().Add(-time.Hour), head, 10)
-	if deleted != 66 {
-		t.Fatalf("pruned %d, want 66", deleted)
+	if deleted != 67 {
+		t.Fatalf("pruned %d, want 67", deleted)
 	}
-	for _, p := range preds {
-		if n := holding(p); n != 0 {
-			t.Fatalf("after pruning, %d of the read events still hold %s", n, p)
+	for _, sh := range shapes {
+		for _, p := range sh.preds {
+			if n := holding(sh.uids, p); n != 0 {
+				t.Fatalf("after pruning, %d of %v still hold %s", n, sh.uids, p)
+			}
 		}
 	}
 	// And in the engine's store each pruned event's keys are deleted, not left as lists of
 	// deltas no rollup takes: compactions drop them (BenchmarkPruneDisk).
-	var nodes []eventNode
-	for _, uid := range read {
-		nodes = append(nodes, eventNode{UID: uid})
-	}
 	txn := worker.State.Pstore.NewTransactionAt(math.MaxUint64, false)
 	defer txn.Discard()
 	for _, key := range emptiedKeys(nodes) {

@@ -40,6 +40,9 @@ ev.touches: [string] .
 ev.about: [string] @index(exact) .
 ev.aboutDoc: string .
 ev.of: uid .
+ev.count: int .
+ev.pack: string .
+ev.memories: [string] @index(exact) .
 req.key: string @index(exact) @upsert .
 req.fingerprint: string .
 req.result: string .

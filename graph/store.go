@@ -588,12 +588,19 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 		}
 		for i, ev := range t.events {
 			ev.Seq = base + uint64(i) + 1
+			if t.rendered[i] == nil {
+				t.rendered[i] = renderEvent(ev)
+			}
+		}
+		for i := 0; i < len(t.events); {
+			ev := t.events[i]
 			uid := "_:" + eventBlank(i)
 			if u, ok := ahead[i]; ok {
 				uid = u
-			}
-			if t.rendered[i] == nil {
-				t.rendered[i] = renderEvent(ev)
+			} else if n := packRun(t.events[i:], t.rendered[i:], func(k int) bool { _, ok := ahead[i+k]; return !ok }); n > 1 {
+				t.set(eventPackJSON(uid, t.events[i:i+n], t.rendered[i:i+n]))
+				i += n
+				continue
 			}
 			t.set(eventJSON(uid, ev, t.rendered[i]))
 			if n := noticeJSON(i, ev); n != nil {
@@ -602,6 +609,7 @@ func writeOnce[T any](ctx context.Context, s *Store, req *domain.Request, fn fun
 			if _, ok := ahead[i]; !ok && len(ev.About) > 0 {
 				t.sets = append(t.sets, aboutPages(uid, ev)...)
 			}
+			i++
 		}
 		counter := map[string]any{"uid": counterUID, "counter.value": base + uint64(len(t.events))}
 		if counterUID == "_:counter" {
