@@ -36,6 +36,13 @@ type ScoreRow struct {
 	ScoredClaimed bool
 }
 
+// ScoreRowOf is the row of m as its record holds it: no reference, checkpoint or connectivity.
+func ScoreRowOf(m *Memory) *ScoreRow {
+	return &ScoreRow{ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State, Claimed: m.Claimed,
+		AccessCount: m.AccessCount, Importance: m.Importance, CreatedAt: m.CreatedAt, LastAccessedAt: m.LastAccessedAt,
+		ClaimedAt: m.ClaimedAt, Version: m.Version, Salience: m.Salience}
+}
+
 // ScoreUpdate is a new score (and possibly a new tier) for one memory, addressed by Ref when set,
 // else by MemoryID. Nil fields are left as they are.
 type ScoreUpdate struct {

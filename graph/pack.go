@@ -34,11 +34,11 @@ type packItem struct {
 }
 
 // packable says whether ev may share a node with the events next to it: a read event about
-// no further artifact (those have pages, see aboutPages), with no notice, and a body that is
-// JSON (every rendered body is).
+// no further artifact (those have pages, see aboutPages), with no notice, and a rendered body
+// (renderEvent leaves it empty only where the payload has no JSON).
 func packable(ev *domain.Event, r *renderedEvent) bool {
 	return domain.IsReadEvent(ev.Type) && len(ev.About) == 0 && !ev.Type.IsNotification() &&
-		r != nil && json.Valid([]byte(r.body))
+		r != nil && r.body != ""
 }
 
 // packRun is how many events from evs[0] on make one pack (at most maxPack): evs[0] and those
@@ -69,7 +69,7 @@ func eventPackJSON(uid string, evs []*domain.Event, rendered []*renderedEvent) m
 			mems = append(mems, ev.MemoryID)
 		}
 	}
-	raw, _ := json.Marshal(items) // bodies are valid JSON (packable)
+	raw, _ := json.Marshal(items) // bodies are rendered JSON (packable)
 	obj := map[string]any{
 		"uid": uid, "tr.scope": evs[0].ScopeID, "ev.seq": evs[0].Seq, "ev.type": packType, "ev.count": len(evs),
 		"ev.requestId": evs[0].Context.RequestID, "ev.pack": string(raw),

@@ -962,10 +962,8 @@ func (c *readCache) scoreRows(ids []string) ([]*domain.ScoreRow, []string) {
 			miss = append(miss, id)
 			continue
 		}
-		m := cm.m
-		r := &domain.ScoreRow{Ref: cm.uid, Full: true, ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State,
-			Claimed: m.Claimed, AccessCount: m.AccessCount, LastAccessedAt: utcPtr(m.LastAccessedAt), Salience: m.Salience,
-			Version: m.Version, Importance: m.Importance, CreatedAt: m.CreatedAt, ClaimedAt: utcPtr(m.ClaimedAt)}
+		r := domain.ScoreRowOf(cm.m)
+		r.Ref, r.Full = cm.uid, true
 		unpackScore(cm.score, r)
 		for _, e := range ca.edges {
 			r.Connectivity += e.Strength

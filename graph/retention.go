@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,10 +54,11 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, 
 		var r struct {
 			Q []struct {
 				eventNode
-				Kind string `json:"tr.kind"`
+				Kind     string   `json:"tr.kind"`
+				Memories []string `json:"ev.memories"`
 			} `json:"q"`
 		}
-		if err := t.query(fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s tr.kind } }`,
+		if err := t.query(fmt.Sprintf(`{ q(func: between(ev.seq, %d, %d)) { %s tr.kind ev.memories } }`,
 			res.Watermark+1, hi, eventFields), nil, &r); err != nil {
 			return domain.PruneResult{}, err
 		}
@@ -91,16 +91,8 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time, upTo uint64, 
 			if n.Count > 0 {
 				del["ev.count"] = n.Count
 			}
-			if n.Pack != "" {
-				var mems []string
-				for _, e := range evs {
-					if e.MemoryID != "" && !slices.Contains(mems, e.MemoryID) {
-						mems = append(mems, e.MemoryID)
-					}
-				}
-				if len(mems) > 0 {
-					del["ev.memories"] = mems
-				}
+			if len(n.Memories) > 0 {
+				del["ev.memories"] = n.Memories
 			}
 			pruned = append(pruned, n.eventNode)
 			t.del(del)

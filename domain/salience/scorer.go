@@ -220,7 +220,7 @@ func (s *Scorer) handle(evs []*domain.Event, typ domain.EventType, rows map[stri
 func (s *Scorer) PlanStored(ms []*domain.Memory, stored []*domain.Event) []domain.ScoreUpdate {
 	rows := make(map[string]*domain.ScoreRow, len(ms))
 	for _, m := range ms {
-		rows[m.ID] = rowOf(m)
+		rows[m.ID] = domain.ScoreRowOf(m)
 	}
 	return s.Plan(s.handle(stored, domain.EvMemoryStored, rows), rows).Scores
 }
@@ -234,18 +234,11 @@ func (s *Scorer) PlanIngested(ms []*domain.Memory, conn map[string]float64) map[
 	now := s.Now().UTC()
 	out := make(map[string]domain.ScoreUpdate, len(ms))
 	for _, m := range ms {
-		r := rowOf(m)
+		r := domain.ScoreRowOf(m)
 		r.Connectivity = conn[m.ID]
 		score, recency, potential := s.Params.Current(r, now)
 		at := now
 		out[m.ID] = domain.ScoreUpdate{MemoryID: m.ID, Salience: score, Potential: &potential, Recency: &recency, ScoredAt: &at}
 	}
 	return out
-}
-
-// rowOf is what scoring reads of a memory it has in hand: the memory itself, no associations.
-func rowOf(m *domain.Memory) *domain.ScoreRow {
-	return &domain.ScoreRow{ID: m.ID, ScopeID: m.ScopeID, Tier: m.Tier, State: m.State, Claimed: m.Claimed,
-		AccessCount: m.AccessCount, Importance: m.Importance, CreatedAt: m.CreatedAt, LastAccessedAt: m.LastAccessedAt,
-		ClaimedAt: m.ClaimedAt, Version: m.Version, Salience: m.Salience}
 }
