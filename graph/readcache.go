@@ -65,6 +65,9 @@ type readCache struct {
 	// hold, at most maxCachedFacets.
 	facetLists map[string][]*domain.Facet
 	facetCount int
+	// hits and misses count the lookups of each part (records: memories, contexts, episodes'
+	// members; walks: associations, states) that found their entry or went to the engine.
+	hits, misses, walkHits, walkMisses uint64
 }
 
 // maxCachedFacets bounds the facets the read cache keeps for spreading over facets (about
@@ -184,6 +187,7 @@ func (c *readCache) memories(ids []string, clone bool) (map[string]*domain.Memor
 			hit[id] = cm.m
 		}
 	}
+	c.count(false, len(hit), len(miss))
 	return hit, miss
 }
 
@@ -384,6 +388,7 @@ func (c *readCache) contexts(ids []string) (map[string]*cachedContext, []string)
 			miss = append(miss, id)
 		}
 	}
+	c.count(false, len(hit), len(miss))
 	return hit, miss
 }
 
@@ -418,6 +423,17 @@ func contextBytes(mc *domain.MemoryContext) int {
 	return 160 + 64*len(mc.Episodes) + 80*(len(mc.Temporal)+len(mc.Associated))
 }
 
+// count adds hit and miss lookups to the part walk names. Under c.mu.
+func (c *readCache) count(walk bool, hit, miss int) {
+	if walk {
+		c.walkHits += uint64(hit)
+		c.walkMisses += uint64(miss)
+	} else {
+		c.hits += uint64(hit)
+		c.misses += uint64(miss)
+	}
+}
+
 // episodeMembers returns the cached members of the episodes among ids (shared: callers only read
 // them) and the ids it does not hold.
 func (c *readCache) episodeMembers(ids []string) (map[string]*cachedMembers, []string) {
@@ -432,6 +448,7 @@ func (c *readCache) episodeMembers(ids []string) (map[string]*cachedMembers, []s
 			miss = append(miss, id)
 		}
 	}
+	c.count(false, len(hit), len(miss))
 	return hit, miss
 }
 
@@ -456,6 +473,7 @@ func (c *readCache) adjacency(ids []string) (map[string][]domain.Edge, []string)
 			miss = append(miss, id)
 		}
 	}
+	c.count(true, len(hit), len(miss))
 	return hit, miss
 }
 
@@ -473,6 +491,7 @@ func (c *readCache) states(ids []string, state map[string]domain.LifecycleState)
 			miss = append(miss, id)
 		}
 	}
+	c.count(true, len(ids)-len(miss), len(miss))
 	return miss
 }
 
@@ -1000,6 +1019,9 @@ type CacheStats struct {
 	RecordEntries, WalkEntries int
 	// RecordBudget and WalkBudget are the parts' budgets now (ResizeReadCache).
 	RecordBudget, WalkBudget int
+	// Hits and Misses count the entries each part was asked for since the store opened: found,
+	// or read from the engine.
+	RecordHits, RecordMisses, WalkHits, WalkMisses uint64
 }
 
 // of returns the bytes, entries and budget of the part named "memories" or "walks".
@@ -1016,6 +1038,14 @@ func (s CacheStats) Bytes(part string) int { b, _, _ := s.of(part); return b }
 // Entries returns the entries of the part named "memories" or "walks".
 func (s CacheStats) Entries(part string) int { _, n, _ := s.of(part); return n }
 
+// Lookups returns the hits and misses of the part named "memories" or "walks".
+func (s CacheStats) Lookups(part string) (hits, misses uint64) {
+	if part == "walks" {
+		return s.WalkHits, s.WalkMisses
+	}
+	return s.RecordHits, s.RecordMisses
+}
+
 // Budget returns the budget of the part named "memories" or "walks".
 func (s CacheStats) Budget(part string) int { _, _, b := s.of(part); return b }
 
@@ -1029,7 +1059,8 @@ func (s *Store) CacheStats() CacheStats {
 	defer c.mu.Unlock()
 	return CacheStats{RecordBytes: c.used, WalkBytes: c.walkUsed,
 		RecordEntries: len(c.mems) + len(c.ctxs), WalkEntries: len(c.adj) + len(c.stateOf),
-		RecordBudget: c.budget, WalkBudget: c.walkBudget}
+		RecordBudget: c.budget, WalkBudget: c.walkBudget,
+		RecordHits: c.hits, RecordMisses: c.misses, WalkHits: c.walkHits, WalkMisses: c.walkMisses}
 }
 
 // ResizeReadCache sets the budgets of the read cache's two parts (graph.WithReadCacheParts)

@@ -637,3 +637,58 @@ func TestStoreResizeReadCache(t *testing.T) {
 		}
 	}
 }
+
+// The cache counts what it is asked for: entries it holds are hits, the rest misses, in the
+// part they belong to; a resize that drops entries turns their next reads into misses.
+func TestReadCacheCountsLookups(t *testing.T) {
+	ctx := context.Background()
+	s, scope := openScopeStore(t, WithReadCacheParts(1<<20, 1<<20))
+	ms := cacheMemories(t, s, scope, 10) // cached as they are stored
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	before := s.CacheStats()
+	if _, err := s.Memories(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	st := s.CacheStats()
+	if h, m := st.RecordHits-before.RecordHits, st.RecordMisses-before.RecordMisses; h != 10 || m != 0 {
+		t.Fatalf("reading 10 stored memories: %d hits, %d misses; want 10, 0", h, m)
+	}
+	// Two ids nothing holds: misses (read from the engine, which has none).
+	if _, err := s.Memories(ctx, []string{domain.NewID(), domain.NewID()}); err != nil {
+		t.Fatal(err)
+	}
+	st2 := s.CacheStats()
+	if h, m := st2.RecordHits-st.RecordHits, st2.RecordMisses-st.RecordMisses; h != 0 || m != 2 {
+		t.Fatalf("reading 2 unknown ids: %d hits, %d misses; want 0, 2", h, m)
+	}
+	// The walk's part: associations read once are held the second time.
+	if _, err := s.Neighbours(ctx, ids[:3], 0); err != nil {
+		t.Fatal(err)
+	}
+	st3 := s.CacheStats()
+	if _, err := s.Neighbours(ctx, ids[:3], 0); err != nil {
+		t.Fatal(err)
+	}
+	st4 := s.CacheStats()
+	if m := st3.WalkMisses - st2.WalkMisses; m != 3 {
+		t.Errorf("first walk over 3 memories: %d misses, want 3", m)
+	}
+	if h, m := st4.WalkHits-st3.WalkHits, st4.WalkMisses-st3.WalkMisses; h != 3 || m != 0 {
+		t.Errorf("second walk over 3 memories: %d hits, %d misses; want 3, 0", h, m)
+	}
+	if st4.RecordHits != st2.RecordHits || st4.RecordMisses != st2.RecordMisses {
+		t.Errorf("walks counted in the records' part: %+v then %+v", st2, st4)
+	}
+	// Emptied, the cache misses what it held.
+	s.ResizeReadCache(0, 1<<20)
+	if _, err := s.Memories(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	st5 := s.CacheStats()
+	if h, m := st5.RecordHits-st4.RecordHits, st5.RecordMisses-st4.RecordMisses; h != 0 || m != 10 {
+		t.Errorf("reading 10 memories after the cache was emptied: %d hits, %d misses; want 0, 10", h, m)
+	}
+}

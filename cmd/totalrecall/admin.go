@@ -155,6 +155,10 @@ func registerMetrics(m *edge.Metrics, st *graph.Store, idx *search.Index, cx *co
 			map[string]string{"cache": part}, func() float64 { return float64(st.CacheStats().Budget(part)) })
 		m.Gauge("totalrecall_read_cache_entries", "Entries held by the embedded store's read cache, by part.",
 			map[string]string{"cache": part}, func() float64 { return float64(st.CacheStats().Entries(part)) })
+		m.Counter("totalrecall_read_cache_hits_total", "Entries the embedded store's read cache was asked for and held, by part.",
+			map[string]string{"cache": part}, func() float64 { h, _ := st.CacheStats().Lookups(part); return float64(h) })
+		m.Counter("totalrecall_read_cache_misses_total", "Entries the embedded store's read cache was asked for and did not hold (read from the engine), by part.",
+			map[string]string{"cache": part}, func() float64 { _, n := st.CacheStats().Lookups(part); return float64(n) })
 	}
 	m.Gauge("totalrecall_api_keys", "API keys in the in-memory key table.", nil, func() float64 {
 		if k := cx.Keys(); k != nil {

@@ -261,7 +261,8 @@ func TestLimitsEndToEnd(t *testing.T) {
 			`totalrecall_errors_total{code="SUBSCRIPTION_LIMIT_EXCEEDED"} 1`,
 			"totalrecall_store_commits_total", "totalrecall_store_aborts_total 0", "totalrecall_index_lag_events",
 			`totalrecall_consumer_lag_events{consumer="salience"}`, "totalrecall_subscriptions_open", "totalrecall_websockets_open",
-			`totalrecall_read_cache_bytes{cache="memories"}`, "totalrecall_api_keys 1", "totalrecall_event_log_head",
+			`totalrecall_read_cache_bytes{cache="memories"}`, `totalrecall_read_cache_hits_total{cache="memories"}`,
+			`totalrecall_read_cache_misses_total{cache="walks"}`, "totalrecall_api_keys 1", "totalrecall_event_log_head",
 			"go_goroutines", "go_memstats_heap_alloc_bytes", "process_resident_memory_bytes",
 		} {
 			if !strings.Contains(metrics, want) {
