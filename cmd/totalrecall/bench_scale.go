@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -46,7 +48,11 @@ type scaleFigures struct {
 	Stores                float64 // storeMemory over HTTP, one client, /s
 	// StoresSettled is how long the server worked on after the stores (the Synapse, the index)
 	// before it idled: the searches are timed after it.
-	StoresSettled        time.Duration
+	StoresSettled time.Duration
+	// Clients and StoresConcurrent are the same number of storeMemory calls again from Clients
+	// clients at once (/s).
+	Clients              int
+	StoresConcurrent     float64
 	SearchP50, SearchP99 time.Duration
 	// SearchCPU and SearchWrites are the server's CPU time and the bytes it wrote to disk per
 	// search, over every search of the phase until the server idled after them: the retrievals'
@@ -104,7 +110,8 @@ func benchScale(args []string, stdout io.Writer) error {
 	turnsPer := fs.Int("turns", 500, "turns per conversation")
 	queries := fs.Int("queries", 1000, "timed searches per size")
 	warmup := fs.Int("warmup", 200, "untimed searches before them")
-	stores := fs.Int("stores", 1000, "storeMemory calls per size")
+	stores := fs.Int("stores", 1000, "storeMemory calls per size, from one client and again from -clients")
+	clients := fs.Int("clients", 8, "concurrent clients of the second storeMemory measurement (1: none)")
 	resonates := fs.Int("resonates", 100, "paced resonate calls per size")
 	pace := fs.Duration("pace", 100*time.Millisecond, "the interval of the paced resonate calls")
 	recalls := fs.Int("recalls", 100, "total recalls per size (advisory over HTTP → websocket notification)")
@@ -205,7 +212,7 @@ func benchScale(args []string, stdout io.Writer) error {
 		// --- measure over HTTP ---
 		srv.rss.Reset()
 		settle := func() time.Duration { return waitProcIdle(srv.cmd.Process.Pid, 10*time.Minute) }
-		if err := measureScale(c, srv.addr, scope, v, rng, f, srv.rss, settle, *stores, *warmup, *queries, *resonates, *recalls, *pace); err != nil {
+		if err := measureScale(c, srv.addr, scope, v, rng, f, srv.rss, settle, *stores, *clients, *warmup, *queries, *resonates, *recalls, *pace); err != nil {
 			return err
 		}
 		f.PeakMeasure = maxMemory(f.PeakMeasure, srv.rss.Peak())
@@ -278,13 +285,39 @@ func readFile(path string) string {
 	return string(raw)
 }
 
+// storeConcurrently stores texts from clients clients at once, each taking the next text, and
+// returns the stores a second.
+func storeConcurrently(c *benchClient, scope string, texts []string, clients int) (float64, error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var first atomic.Value
+	t0 := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(texts)); i = next.Add(1) - 1 {
+				if err := c.store(scope, texts[i]); err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := first.Load().(error); ok {
+		return 0, err
+	}
+	return float64(len(texts)) / time.Since(t0).Seconds(), nil
+}
+
 // measureScale times the server's calls over HTTP at its current size. The searches are timed
 // once settle has waited for the server to idle after the stores: what the stores set off (the
 // Synapse's associations, the index's merges) is theirs, not the searches'.
 // rss samples the server: the sweep's and the digest's own peaks are taken apart (f.PeakSweep,
 // f.PeakDigest), and f.PeakMeasure holds the peak before them.
 func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, f *scaleFigures, rss *rssSampler, settle func() time.Duration,
-	stores, warmup, queries, resonates, recalls int, pace time.Duration) error {
+	stores, clients, warmup, queries, resonates, recalls int, pace time.Duration) error {
 	phase := func(name string) {
 		fmt.Fprintf(os.Stderr, "%s %s at %d\n", time.Now().Format("15:04:05"), name, f.Size)
 	}
@@ -297,6 +330,19 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 	}
 	f.Stores = float64(stores) / time.Since(t0).Seconds()
 	f.StoresSettled = settle()
+	if clients > 1 {
+		phase(fmt.Sprintf("storeMemory from %d clients", clients))
+		texts := make([]string, stores)
+		for i := range texts {
+			texts[i] = v.sentence(rng)
+		}
+		rate, err := storeConcurrently(c, scope, texts, clients)
+		if err != nil {
+			return err
+		}
+		f.Clients, f.StoresConcurrent = clients, rate
+		settle()
+	}
 	search := func(q string) ([]string, error) {
 		var out struct {
 			SearchMemory []struct{ Memory struct{ ID string } }
@@ -691,6 +737,17 @@ func printScale(w io.Writer, all []*scaleFigures) {
 		func(f *scaleFigures) string { return fmt.Sprintf("idle %.0f s after", f.LoadSettled.Seconds()) })
 	row("storeMemory over HTTP, 1 client", func(f *scaleFigures) string { return fmt.Sprintf("%.0f/s", f.Stores) },
 		func(f *scaleFigures) string { return fmt.Sprintf("%.0f/s raw commits", f.Raw.Commits) })
+	row("storeMemory over HTTP, concurrent clients", func(f *scaleFigures) string {
+		if f.Clients == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.0f/s", f.StoresConcurrent)
+	}, func(f *scaleFigures) string {
+		if f.Clients == 0 || f.Stores == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d clients: %.2f× one client", f.Clients, f.StoresConcurrent/f.Stores)
+	})
 	row("  the server idle after the stores", func(f *scaleFigures) string { return fmt.Sprintf("%.0f s", f.StoresSettled.Seconds()) },
 		func(f *scaleFigures) string { return "the searches are timed after it" })
 	row("searchMemory over HTTP p50", func(f *scaleFigures) string { return dur(f.SearchP50) },

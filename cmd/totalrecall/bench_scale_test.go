@@ -49,6 +49,7 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 		"RssAnon peak (load, measure, restart)", "RssAnon settled after the load", "RssAnon after a restart, cache warm",
 		"RssFile (mapped files) peak / settled", "data on disk, graph + index", "start-up to ready after a restart",
 		"import (storeMemories in bulk), turns/s", "storeMemory over HTTP, 1 client", "searchMemory over HTTP p50",
+		"storeMemory over HTTP, concurrent clients",
 		"searchMemory over HTTP p99", "resonate over HTTP, one per pace, p99", "total recall d3, advisory → websocket, p99",
 		"decay sweep, memories/s", "digest propose pass, artifacts/s",
 		"  server CPU per search, until idle", "  bytes written per search, until idle",
@@ -74,11 +75,16 @@ func TestBenchScalePrintsEveryFigure(t *testing.T) {
 	if got := regexp.MustCompile(`(?m)^server on SIGTERM +exited cleanly `).FindString(last); got == "" {
 		t.Errorf("the server did not exit cleanly:\n%s", last)
 	}
-	// What the sweep and the digest evaluated: the 200 imported turns and the 10 stored memories.
+	// What the sweep and the digest evaluated: the 200 imported turns and the 10 memories stored
+	// from one client and 10 more from the concurrent clients.
 	for _, what := range []string{"memories the sweep evaluated", "artifacts the digest evaluated"} {
-		if got := regexp.MustCompile(`(?m)^  ` + what + ` +(\d+) `).FindStringSubmatch(last); got == nil || got[1] != "210" {
-			t.Errorf("%s: %q, want 210:\n%s", what, got, last)
+		if got := regexp.MustCompile(`(?m)^  ` + what + ` +(\d+) `).FindStringSubmatch(last); got == nil || got[1] != "220" {
+			t.Errorf("%s: %q, want 220:\n%s", what, got, last)
 		}
+	}
+	// The concurrent clients' rate, beside its ratio to one client's.
+	if !regexp.MustCompile(`(?m)^storeMemory over HTTP, concurrent clients +\d+/s +8 clients: \d+\.\d\d× one client$`).MatchString(last) {
+		t.Errorf("no concurrent clients' rate beside its ratio:\n%s", last)
 	}
 	if !strings.Contains(out, "serve --memory-limit 512MiB") {
 		t.Errorf("the header does not name the budget:\n%s", out)
