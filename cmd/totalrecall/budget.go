@@ -40,7 +40,7 @@ type memoryBudget struct {
 	IndexIDs int
 }
 
-// budgetFor shares limit bytes: about a fifth to the engine (graph.EngineMemoryFor), a quarter
+// budgetFor shares limit bytes: about an eighth to the engine (graph.EngineMemoryFor), a quarter
 // to the read cache's records (a search reads hundreds of them: at the default 1 GiB about
 // 110,000 memories with their contexts) and a sixteenth to its walks, a thirty-second to the
 // index's id cache, a hundred-and-twenty-eighth to the event log's window: a little over half

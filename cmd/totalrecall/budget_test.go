@@ -94,7 +94,7 @@ func TestBudgetFor(t *testing.T) {
 	want := memoryBudget{
 		Limit:   1 << 30,
 		GoLimit: (1 << 30) / 10 * 9,
-		Engine: graph.EngineMemory{PostingCache: 64 << 20, BlockCache: 32 << 20,
+		Engine: graph.EngineMemory{PostingCache: 4 << 20, BlockCache: 32 << 20,
 			MemTable: 32 << 20, Memtables: 3},
 		ReadCache:   256 << 20,
 		ReadWalks:   64 << 20,
@@ -126,7 +126,7 @@ func TestBudgetLogAndGoLimit(t *testing.T) {
 	var buf bytes.Buffer
 	b := budgetFor(512 << 20)
 	b.log(slog.New(slog.NewTextHandler(&buf, nil)))
-	for _, part := range []string{"limit_MiB=512", "go_soft_limit_MiB=460.8", "engine_posting_cache_MiB=32",
+	for _, part := range []string{"limit_MiB=512", "go_soft_limit_MiB=460.8", "engine_posting_cache_MiB=2",
 		"engine_block_cache_MiB=16", "engine_memtables_MiB=48", "read_cache_records_MiB=128", "read_cache_walks_MiB=32",
 		"index_id_cache_MiB=16", "event_window_MiB=4"} {
 		if !strings.Contains(buf.String(), part) {
