@@ -206,6 +206,15 @@ func openScopeStore(t testing.TB, opts ...Option) (*Store, *domain.Scope) {
 	return s, scope
 }
 
+// memoryIDs are the ids of ms, in order.
+func memoryIDs(ms []*domain.Memory) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
 func cacheMemories(t *testing.T, s *Store, scope *domain.Scope, n int) []*domain.Memory {
 	t.Helper()
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -333,10 +342,7 @@ func TestReadCacheUnderConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
 	s, scope := openScopeStore(t)
 	ms := cacheMemories(t, s, scope, 4)
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
+	ids := memoryIDs(ms)
 	const writes = 60
 	var wg sync.WaitGroup
 	done := make(chan struct{})
@@ -606,10 +612,7 @@ func TestReadCacheResize(t *testing.T) {
 func TestStoreResizeReadCache(t *testing.T) {
 	s, scope := openScopeStore(t, WithReadCacheParts(1<<20, 1<<20))
 	ms := cacheMemories(t, s, scope, 200)
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
+	ids := memoryIDs(ms)
 	ctx := context.Background()
 	if _, err := s.Memories(ctx, ids); err != nil {
 		t.Fatal(err)
@@ -644,10 +647,7 @@ func TestReadCacheCountsLookups(t *testing.T) {
 	ctx := context.Background()
 	s, scope := openScopeStore(t, WithReadCacheParts(1<<20, 1<<20))
 	ms := cacheMemories(t, s, scope, 10) // cached as they are stored
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
+	ids := memoryIDs(ms)
 	before := s.CacheStats()
 	if _, err := s.Memories(ctx, ids); err != nil {
 		t.Fatal(err)

@@ -77,11 +77,7 @@ func pruneBenchMemories(b testing.TB, s *Store, scopeID string) []string {
 	if _, err := s.InsertMemories(context.Background(), domain.Request{}, ms, evs); err != nil {
 		b.Fatal(err)
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
+	return memoryIDs(ms)
 }
 
 func benchContext(at time.Time) domain.TransactionContext {

@@ -436,25 +436,9 @@ func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, 
 	for b := 0; b < 2*synapseBlocks; b++ {
 		mode := (b + 1) / 2 % 2 // 0: off, 1: on
 		cx.SetSynapseOff(mode == 0)
-		var done atomic.Int64
-		var firstErr atomic.Value
-		var wg sync.WaitGroup
 		start, cpu0 := time.Now(), cpuTime()
-		for w := 0; w < clients; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for done.Add(1) <= int64(per) {
-					if err := store(w); err != nil {
-						firstErr.CompareAndSwap(nil, err)
-						return
-					}
-				}
-			}(w)
-		}
-		wg.Wait()
-		if e := firstErr.Load(); e != nil {
-			return 0, 0, 0, 0, 0, e.(error)
+		if err := concurrently(clients, per, func(w, _ int) error { return store(w) }); err != nil {
+			return 0, 0, 0, 0, 0, err
 		}
 		d := time.Since(start)
 		took[mode] += d
@@ -480,6 +464,32 @@ func storeBlocks(log io.Writer, name string, cx *cortex.Cortex, n, clients int, 
 	slices.Sort(ratios)
 	ratio = (ratios[(len(ratios)-1)/2] + ratios[len(ratios)/2]) / 2
 	return rate(1), rate(0), cpu[1] / time.Duration(calls[1]), cpu[0] / time.Duration(calls[0]), ratio, nil
+}
+
+// concurrently makes n calls of call from clients goroutines at once, each taking the next call
+// (call is given its goroutine's number and the call's), and returns the first error once all
+// have stopped; a goroutine stops at its first error.
+func concurrently(clients, n int, call func(w, i int) error) error {
+	var next atomic.Int64
+	var first atomic.Value
+	var wg sync.WaitGroup
+	for w := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				if err := call(w, int(i)); err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := first.Load().(error); ok {
+		return err
+	}
+	return nil
 }
 
 // idleLimit bounds waitIdle.

@@ -14,8 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -285,32 +283,6 @@ func readFile(path string) string {
 	return string(raw)
 }
 
-// storeConcurrently stores texts from clients clients at once, each taking the next text, and
-// returns the stores a second.
-func storeConcurrently(c *benchClient, scope string, texts []string, clients int) (float64, error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var first atomic.Value
-	t0 := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1) - 1; i < int64(len(texts)); i = next.Add(1) - 1 {
-				if err := c.store(scope, texts[i]); err != nil {
-					first.CompareAndSwap(nil, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err, ok := first.Load().(error); ok {
-		return 0, err
-	}
-	return float64(len(texts)) / time.Since(t0).Seconds(), nil
-}
-
 // measureScale times the server's calls over HTTP at its current size. The searches are timed
 // once settle has waited for the server to idle after the stores: what the stores set off (the
 // Synapse's associations, the index's merges) is theirs, not the searches'.
@@ -336,11 +308,11 @@ func measureScale(c *benchClient, addr, scope string, v *vocab, rng *rand.Rand, 
 		for i := range texts {
 			texts[i] = v.sentence(rng)
 		}
-		rate, err := storeConcurrently(c, scope, texts, clients)
-		if err != nil {
+		t0 := time.Now()
+		if err := concurrently(clients, len(texts), func(_, i int) error { return c.store(scope, texts[i]) }); err != nil {
 			return err
 		}
-		f.Clients, f.StoresConcurrent = clients, rate
+		f.Clients, f.StoresConcurrent = clients, float64(len(texts))/time.Since(t0).Seconds()
 		settle()
 	}
 	search := func(q string) ([]string, error) {

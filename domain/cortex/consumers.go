@@ -141,9 +141,7 @@ func (c *Cortex) applyToIndex(ctx context.Context, evs []*domain.Event, touch bo
 	if err := c.index.SetWatermark(last); err != nil {
 		return err
 	}
-	if c.log != nil {
-		c.versions.followed(last, c.log.Head())
-	}
+	c.versions.followed(last, c.log.Head())
 	return nil
 }
 
